@@ -1,0 +1,578 @@
+//! The arena `Document`: every node of a parsed page in one `Vec`, addressed by
+//! [`NodeId`]. Later stages keep their results in side tables indexed by the
+//! same ids, so the tree itself never changes after parsing.
+//!
+//! Architecture invariant: nothing here recurses. Every walk uses the sibling
+//! and parent links (see [`Document::descendants`] and [`Document::traverse`]),
+//! so a 100,000-deep page cannot overflow the stack.
+
+mod sink;
+
+use std::collections::HashMap;
+
+use html5ever::{LocalName, Namespace, QualName, local_name, ns};
+use url::Url;
+
+use crate::diag::Diagnostic;
+pub(crate) use sink::{ArenaSink, is_void};
+
+/// The index of a node in its [`Document`]. The document node is always
+/// [`NodeId::DOCUMENT`].
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
+pub struct NodeId(u32);
+
+impl NodeId {
+    /// The document node, root of the tree.
+    pub const DOCUMENT: NodeId = NodeId(0);
+
+    /// The position of this node in the arena (and in every side table).
+    #[inline]
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+
+    #[inline]
+    pub(crate) fn from_index(index: usize) -> NodeId {
+        // The arena never holds more than u32::MAX nodes: `push` checks.
+        NodeId(index as u32)
+    }
+}
+
+/// One node of the tree with its links.
+#[derive(Debug, Clone)]
+pub struct Node {
+    pub(crate) parent: Option<NodeId>,
+    pub(crate) first_child: Option<NodeId>,
+    pub(crate) last_child: Option<NodeId>,
+    pub(crate) prev_sibling: Option<NodeId>,
+    pub(crate) next_sibling: Option<NodeId>,
+    /// What the node is.
+    pub data: NodeData,
+}
+
+/// The kinds of nodes whittle keeps.
+#[derive(Debug, Clone)]
+pub enum NodeData {
+    /// The root.
+    Document,
+    /// A `<template>`'s contents: a fragment outside the main tree.
+    Fragment,
+    /// `<!DOCTYPE …>`.
+    Doctype,
+    /// Character data, already decoded.
+    Text(String),
+    /// A comment (kept so that the tree matches the reference parser).
+    Comment(String),
+    /// A processing instruction (only from foreign content).
+    ProcessingInstruction,
+    /// An element.
+    Element(Element),
+}
+
+/// An element: its name, attributes and the pieces of them that selector
+/// matching asks for over and over (id and classes, pre-split as atoms).
+#[derive(Debug, Clone)]
+pub struct Element {
+    /// Namespace and local name (lower-case for HTML elements).
+    pub name: QualName,
+    /// Attributes in source order.
+    pub attrs: Vec<Attr>,
+    pub(crate) id: Option<LocalName>,
+    pub(crate) classes: Box<[LocalName]>,
+    /// For `<template>`: the fragment holding its contents.
+    pub(crate) template_contents: Option<NodeId>,
+}
+
+/// One attribute.
+#[derive(Debug, Clone)]
+pub struct Attr {
+    /// Attribute name (lower-case for HTML elements).
+    pub name: QualName,
+    /// Decoded value.
+    pub value: String,
+}
+
+impl Element {
+    pub(crate) fn new(name: QualName, attrs: Vec<Attr>) -> Element {
+        let mut element =
+            Element { name, attrs, id: None, classes: Box::new([]), template_contents: None };
+        element.refresh_cached_attrs();
+        element
+    }
+
+    /// Recomputes `id` and `classes` after the attribute list changed.
+    pub(crate) fn refresh_cached_attrs(&mut self) {
+        self.id = self.attr("id").filter(|v| !v.is_empty()).map(LocalName::from);
+        self.classes = match self.attr("class") {
+            Some(list) => list.split_ascii_whitespace().map(LocalName::from).collect(),
+            None => Box::new([]),
+        };
+    }
+
+    /// The local name, e.g. `div`.
+    #[inline]
+    pub fn local_name(&self) -> &LocalName {
+        &self.name.local
+    }
+
+    /// Whether this is an HTML element with the given local name.
+    #[inline]
+    pub fn is_html(&self, local: &LocalName) -> bool {
+        self.name.ns == ns!(html) && self.name.local == *local
+    }
+
+    /// Whether this element is in the HTML namespace.
+    #[inline]
+    pub fn is_html_element(&self) -> bool {
+        self.name.ns == ns!(html)
+    }
+
+    /// The namespace.
+    #[inline]
+    pub fn namespace(&self) -> &Namespace {
+        &self.name.ns
+    }
+
+    /// The value of the attribute `name` (no namespace), if present.
+    #[inline]
+    pub fn attr(&self, name: &str) -> Option<&str> {
+        self.attrs
+            .iter()
+            .find(|a| a.name.ns == ns!() && &*a.name.local == name)
+            .map(|a| a.value.as_str())
+    }
+
+    /// Whether the attribute `name` (no namespace) is present.
+    #[inline]
+    pub fn has_attr(&self, name: &str) -> bool {
+        self.attr(name).is_some()
+    }
+
+    /// The element's id, if it has a non-empty one.
+    pub fn id(&self) -> Option<&str> {
+        self.id.as_deref()
+    }
+
+    /// The element's classes.
+    pub fn classes(&self) -> impl Iterator<Item = &str> {
+        self.classes.iter().map(|c| &**c)
+    }
+}
+
+/// A parsed page.
+#[derive(Debug)]
+pub struct Document {
+    pub(crate) nodes: Vec<Node>,
+    pub(crate) quirks: bool,
+    pub(crate) url: Option<Url>,
+    pub(crate) base_url: Option<Url>,
+    pub(crate) encoding: &'static encoding_rs::Encoding,
+    pub(crate) ids: HashMap<LocalName, NodeId>,
+    pub(crate) diagnostics: Vec<Diagnostic>,
+}
+
+/// An edge of a depth-first walk: entering a node, or leaving it after all of
+/// its descendants.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Edge {
+    /// Before the node's descendants.
+    Open(NodeId),
+    /// After the node's descendants.
+    Close(NodeId),
+}
+
+impl Document {
+    pub(crate) fn empty() -> Document {
+        Document {
+            nodes: vec![Node {
+                parent: None,
+                first_child: None,
+                last_child: None,
+                prev_sibling: None,
+                next_sibling: None,
+                data: NodeData::Document,
+            }],
+            quirks: false,
+            url: None,
+            base_url: None,
+            encoding: encoding_rs::UTF_8,
+            ids: HashMap::new(),
+            diagnostics: Vec::new(),
+        }
+    }
+
+    /// Number of nodes in the arena (including template contents and
+    /// detached nodes).
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// Whether the arena holds only the document node.
+    pub fn is_empty(&self) -> bool {
+        self.nodes.len() <= 1
+    }
+
+    /// The node with this id.
+    #[inline]
+    pub fn node(&self, id: NodeId) -> &Node {
+        &self.nodes[id.index()]
+    }
+
+    /// The element with this id, or `None` for other kinds of nodes.
+    #[inline]
+    pub fn element(&self, id: NodeId) -> Option<&Element> {
+        match &self.nodes[id.index()].data {
+            NodeData::Element(e) => Some(e),
+            _ => None,
+        }
+    }
+
+    /// The text of a text node.
+    #[inline]
+    pub fn text(&self, id: NodeId) -> Option<&str> {
+        match &self.nodes[id.index()].data {
+            NodeData::Text(t) => Some(t),
+            _ => None,
+        }
+    }
+
+    /// The parent node.
+    #[inline]
+    pub fn parent(&self, id: NodeId) -> Option<NodeId> {
+        self.nodes[id.index()].parent
+    }
+
+    /// The parent, if it is an element.
+    #[inline]
+    pub fn parent_element(&self, id: NodeId) -> Option<NodeId> {
+        self.parent(id).filter(|&p| self.element(p).is_some())
+    }
+
+    /// First child.
+    #[inline]
+    pub fn first_child(&self, id: NodeId) -> Option<NodeId> {
+        self.nodes[id.index()].first_child
+    }
+
+    /// Last child.
+    #[inline]
+    pub fn last_child(&self, id: NodeId) -> Option<NodeId> {
+        self.nodes[id.index()].last_child
+    }
+
+    /// Next sibling.
+    #[inline]
+    pub fn next_sibling(&self, id: NodeId) -> Option<NodeId> {
+        self.nodes[id.index()].next_sibling
+    }
+
+    /// Previous sibling.
+    #[inline]
+    pub fn prev_sibling(&self, id: NodeId) -> Option<NodeId> {
+        self.nodes[id.index()].prev_sibling
+    }
+
+    /// The children of a node, in order.
+    pub fn children(&self, id: NodeId) -> Children<'_> {
+        Children { doc: self, next: self.first_child(id) }
+    }
+
+    /// The element children of a node, in order.
+    pub fn element_children(&self, id: NodeId) -> impl Iterator<Item = NodeId> + '_ {
+        self.children(id).filter(|&c| self.element(c).is_some())
+    }
+
+    /// The ancestors of a node, nearest first (not including the node).
+    pub fn ancestors(&self, id: NodeId) -> Ancestors<'_> {
+        Ancestors { doc: self, next: self.parent(id) }
+    }
+
+    /// The node and its descendants in tree order (pre-order).
+    pub fn descendants(&self, root: NodeId) -> Descendants<'_> {
+        Descendants { doc: self, root, next: Some(root) }
+    }
+
+    /// A depth-first walk of the subtree at `root` giving open and close
+    /// edges, without recursion.
+    pub fn traverse(&self, root: NodeId) -> Traverse<'_> {
+        Traverse { doc: self, root, next: Some(Edge::Open(root)) }
+    }
+
+    /// The `<html>` element, if any.
+    pub fn root_element(&self) -> Option<NodeId> {
+        self.element_children(NodeId::DOCUMENT).next()
+    }
+
+    /// The first element child of `parent` that is the HTML element `local`.
+    pub fn child_html(&self, parent: NodeId, local: &LocalName) -> Option<NodeId> {
+        self.element_children(parent).find(|&c| self.element(c).is_some_and(|e| e.is_html(local)))
+    }
+
+    /// `<body>` (or the root's first `<frameset>`), if any.
+    pub fn body(&self) -> Option<NodeId> {
+        let html = self.root_element()?;
+        self.element_children(html).find(|&c| {
+            self.element(c)
+                .is_some_and(|e| e.is_html(&local_name!("body")) || e.is_html(&local_name!("frameset")))
+        })
+    }
+
+    /// The element with this id (the first in tree order), as
+    /// `getElementById` finds it.
+    pub fn element_by_id(&self, id: &str) -> Option<NodeId> {
+        if id.is_empty() {
+            return None;
+        }
+        self.ids.get(&LocalName::from(id)).copied()
+    }
+
+    /// The document's title: the first `<title>` in the document, with
+    /// whitespace collapsed (SVG `<title>` at the root aside).
+    pub fn title(&self) -> String {
+        let title = self.descendants(NodeId::DOCUMENT).find(|&id| {
+            self.element(id).is_some_and(|e| e.is_html(&local_name!("title")))
+        });
+        match title {
+            Some(t) => crate::text::collapse_whitespace(&self.text_content(t)),
+            None => String::new(),
+        }
+    }
+
+    /// The concatenated text of all text nodes under `id`.
+    pub fn text_content(&self, id: NodeId) -> String {
+        let mut out = String::new();
+        for d in self.descendants(id) {
+            if let Some(t) = self.text(d) {
+                out.push_str(t);
+            }
+        }
+        out
+    }
+
+    /// The document URL, when the caller gave one.
+    pub fn url(&self) -> Option<&Url> {
+        self.url.as_ref()
+    }
+
+    /// The base URL for resolving links: the first `<base href>` resolved
+    /// against the document URL, else the document URL.
+    pub fn base_url(&self) -> Option<&Url> {
+        self.base_url.as_ref().or(self.url.as_ref())
+    }
+
+    /// Resolves a link target against the base URL.
+    pub fn resolve_url(&self, href: &str) -> Option<Url> {
+        let href = href.trim_matches(|c: char| c.is_ascii_whitespace());
+        match self.base_url() {
+            Some(base) => base.join(href).ok(),
+            None => Url::parse(href).ok(),
+        }
+    }
+
+    /// The character encoding the bytes were decoded with.
+    pub fn encoding(&self) -> &'static encoding_rs::Encoding {
+        self.encoding
+    }
+
+    /// Whether the page is in quirks mode.
+    pub fn is_quirks(&self) -> bool {
+        self.quirks
+    }
+
+    /// What the parser had to say: bad bytes, parse errors (counted), limits.
+    pub fn diagnostics(&self) -> &[Diagnostic] {
+        &self.diagnostics
+    }
+
+    /// Builds the id map and resolves `<base href>` once parsing is done.
+    pub(crate) fn index(&mut self) {
+        let mut ids = HashMap::new();
+        let mut base_href = None;
+        for id in self.descendants(NodeId::DOCUMENT) {
+            if let Some(e) = self.element(id) {
+                if let Some(key) = &e.id {
+                    ids.entry(key.clone()).or_insert(id);
+                }
+                if base_href.is_none() && e.is_html(&local_name!("base")) {
+                    base_href = e.attr("href").map(str::to_owned);
+                }
+            }
+        }
+        self.ids = ids;
+        if let Some(href) = base_href {
+            let href = href.trim_matches(|c: char| c.is_ascii_whitespace());
+            let resolved = match &self.url {
+                Some(u) => u.join(href).ok(),
+                None => Url::parse(href).ok(),
+            };
+            // A `data:` or `javascript:` base is not a base (HTML §4.2.3).
+            self.base_url =
+                resolved.filter(|u| !matches!(u.scheme(), "data" | "javascript"));
+        }
+    }
+
+    /// A plain-text dump of the tree, one node per line, indented by depth:
+    /// what parser tests compare.
+    pub fn dump(&self) -> String {
+        let mut out = String::new();
+        let mut depth = 0usize;
+        for edge in self.traverse(NodeId::DOCUMENT) {
+            match edge {
+                Edge::Open(id) => {
+                    if id != NodeId::DOCUMENT {
+                        for _ in 1..depth {
+                            out.push_str("  ");
+                        }
+                        self.dump_node(id, &mut out);
+                        out.push('\n');
+                    }
+                    depth += 1;
+                }
+                Edge::Close(_) => depth -= 1,
+            }
+        }
+        out
+    }
+
+    fn dump_node(&self, id: NodeId, out: &mut String) {
+        use std::fmt::Write;
+        match &self.node(id).data {
+            NodeData::Document | NodeData::Fragment => out.push_str("#document"),
+            NodeData::Doctype => out.push_str("<!DOCTYPE>"),
+            NodeData::Text(t) => {
+                let _ = write!(out, "{t:?}");
+            }
+            NodeData::Comment(c) => {
+                let _ = write!(out, "<!-- {c} -->");
+            }
+            NodeData::ProcessingInstruction => out.push_str("<?pi?>"),
+            NodeData::Element(e) => {
+                out.push('<');
+                if e.name.ns == ns!(svg) {
+                    out.push_str("svg ");
+                } else if e.name.ns == ns!(mathml) {
+                    out.push_str("math ");
+                }
+                out.push_str(&e.name.local);
+                for a in &e.attrs {
+                    let _ = write!(out, " {}={:?}", a.name.local, a.value);
+                }
+                out.push('>');
+            }
+        }
+    }
+}
+
+/// Iterator over a node's children.
+#[derive(Debug)]
+pub struct Children<'a> {
+    doc: &'a Document,
+    next: Option<NodeId>,
+}
+
+impl Iterator for Children<'_> {
+    type Item = NodeId;
+    #[inline]
+    fn next(&mut self) -> Option<NodeId> {
+        let id = self.next?;
+        self.next = self.doc.next_sibling(id);
+        Some(id)
+    }
+}
+
+/// Iterator over a node's ancestors, nearest first.
+#[derive(Debug)]
+pub struct Ancestors<'a> {
+    doc: &'a Document,
+    next: Option<NodeId>,
+}
+
+impl Iterator for Ancestors<'_> {
+    type Item = NodeId;
+    #[inline]
+    fn next(&mut self) -> Option<NodeId> {
+        let id = self.next?;
+        self.next = self.doc.parent(id);
+        Some(id)
+    }
+}
+
+/// Pre-order iterator over a subtree.
+#[derive(Debug)]
+pub struct Descendants<'a> {
+    doc: &'a Document,
+    root: NodeId,
+    next: Option<NodeId>,
+}
+
+impl Descendants<'_> {
+    /// Skips the descendants of the node last returned.
+    pub fn skip_subtree(&mut self, of: NodeId) {
+        self.next = next_skipping_children(self.doc, of, self.root);
+    }
+}
+
+fn next_skipping_children(doc: &Document, mut id: NodeId, root: NodeId) -> Option<NodeId> {
+    loop {
+        if id == root {
+            return None;
+        }
+        if let Some(s) = doc.next_sibling(id) {
+            return Some(s);
+        }
+        id = doc.parent(id)?;
+    }
+}
+
+impl Iterator for Descendants<'_> {
+    type Item = NodeId;
+    #[inline]
+    fn next(&mut self) -> Option<NodeId> {
+        let id = self.next?;
+        self.next = match self.doc.first_child(id) {
+            Some(c) => Some(c),
+            None => next_skipping_children(self.doc, id, self.root),
+        };
+        Some(id)
+    }
+}
+
+/// Depth-first walk with open/close edges.
+#[derive(Debug)]
+pub struct Traverse<'a> {
+    doc: &'a Document,
+    root: NodeId,
+    next: Option<Edge>,
+}
+
+impl Traverse<'_> {
+    /// After `Open(id)` was returned: skip its descendants (the next edge is
+    /// its `Close`).
+    pub fn skip_children(&mut self, id: NodeId) {
+        self.next = Some(Edge::Close(id));
+    }
+}
+
+impl Iterator for Traverse<'_> {
+    type Item = Edge;
+    #[inline]
+    fn next(&mut self) -> Option<Edge> {
+        let edge = self.next?;
+        self.next = match edge {
+            Edge::Open(id) => match self.doc.first_child(id) {
+                Some(c) => Some(Edge::Open(c)),
+                None => Some(Edge::Close(id)),
+            },
+            Edge::Close(id) => {
+                if id == self.root {
+                    None
+                } else if let Some(s) = self.doc.next_sibling(id) {
+                    Some(Edge::Open(s))
+                } else {
+                    self.doc.parent(id).map(Edge::Close)
+                }
+            }
+        };
+        Some(edge)
+    }
+}

@@ -1,0 +1,370 @@
+//! html5ever's `TreeSink` writing straight into the arena.
+//!
+//! The parser calls these methods through `&self`, so the arena sits in a
+//! `RefCell`; every borrow is short and never held across a call back into
+//! the parser.
+
+use std::borrow::Cow;
+use std::cell::{Cell, RefCell};
+
+use html5ever::interface::{ElemName, ElementFlags, NodeOrText, QuirksMode, TreeSink};
+use html5ever::tendril::StrTendril;
+use html5ever::{Attribute, LocalName, Namespace, QualName};
+
+use super::{Attr, Document, Element, Node, NodeData, NodeId};
+
+/// Parse errors beyond this many are counted, not kept.
+const KEPT_PARSE_ERRORS: usize = 8;
+
+pub(crate) struct ArenaSink {
+    doc: RefCell<Document>,
+    parse_errors: Cell<usize>,
+    kept_errors: RefCell<Vec<Cow<'static, str>>>,
+    /// Tree depth of each node (kept for the nesting limit, see
+    /// `parse::depth`); a node moved by the adoption agency keeps its
+    /// descendants' old depths, which is close enough for a limit.
+    depths: RefCell<Vec<u32>>,
+    /// The element the parser most likely has as its current node: the last
+    /// non-void element inserted, or the parent of the last one popped.
+    current: Cell<Option<NodeId>>,
+}
+
+/// The name of an element, borrowed out of the arena for the tree builder.
+#[derive(Debug)]
+pub(crate) struct SinkName {
+    ns: Namespace,
+    local: LocalName,
+}
+
+impl ElemName for SinkName {
+    fn ns(&self) -> &Namespace {
+        &self.ns
+    }
+    fn local_name(&self) -> &LocalName {
+        &self.local
+    }
+}
+
+impl ArenaSink {
+    pub(crate) fn new(doc: Document) -> ArenaSink {
+        let nodes = doc.nodes.len();
+        ArenaSink {
+            doc: RefCell::new(doc),
+            parse_errors: Cell::new(0),
+            kept_errors: RefCell::new(Vec::new()),
+            depths: RefCell::new(vec![0; nodes]),
+            current: Cell::new(None),
+        }
+    }
+
+    /// The likely current node of the parser and its depth in the tree.
+    pub(crate) fn current(&self) -> Option<(NodeId, u32)> {
+        let id = self.current.get()?;
+        Some((id, self.depths.borrow().get(id.index()).copied().unwrap_or(0)))
+    }
+
+    /// The local name of an HTML element (`None` for other nodes).
+    pub(crate) fn html_name(&self, id: NodeId) -> Option<LocalName> {
+        match &self.doc.borrow().nodes[id.index()].data {
+            NodeData::Element(e) if e.is_html_element() => Some(e.name.local.clone()),
+            _ => None,
+        }
+    }
+
+    /// Records that `child` now hangs under `parent`.
+    fn placed(&self, child: NodeId, parent: Option<NodeId>) {
+        let mut depths = self.depths.borrow_mut();
+        let depth = parent.and_then(|p| depths.get(p.index()).copied()).unwrap_or(0) + 1;
+        if let Some(d) = depths.get_mut(child.index()) {
+            *d = depth;
+        }
+        drop(depths);
+        let doc = self.doc.borrow();
+        if let NodeData::Element(e) = &doc.nodes[child.index()].data
+            && !(e.is_html_element() && is_void(&e.name.local))
+        {
+            self.current.set(Some(child));
+        }
+    }
+
+    fn push(&self, data: NodeData) -> NodeId {
+        self.depths.borrow_mut().push(0);
+        let mut doc = self.doc.borrow_mut();
+        let id = NodeId::from_index(doc.nodes.len());
+        doc.nodes.push(Node {
+            parent: None,
+            first_child: None,
+            last_child: None,
+            prev_sibling: None,
+            next_sibling: None,
+            data,
+        });
+        id
+    }
+}
+
+/// Unlinks `id` from its parent and siblings.
+fn detach(doc: &mut Document, id: NodeId) {
+    let (parent, prev, next) = {
+        let n = &doc.nodes[id.index()];
+        (n.parent, n.prev_sibling, n.next_sibling)
+    };
+    if let Some(p) = prev {
+        doc.nodes[p.index()].next_sibling = next;
+    } else if let Some(parent) = parent {
+        doc.nodes[parent.index()].first_child = next;
+    }
+    if let Some(n) = next {
+        doc.nodes[n.index()].prev_sibling = prev;
+    } else if let Some(parent) = parent {
+        doc.nodes[parent.index()].last_child = prev;
+    }
+    let n = &mut doc.nodes[id.index()];
+    n.parent = None;
+    n.prev_sibling = None;
+    n.next_sibling = None;
+}
+
+/// Appends a detached node as the last child of `parent`.
+fn append_child(doc: &mut Document, parent: NodeId, child: NodeId) {
+    let last = doc.nodes[parent.index()].last_child;
+    {
+        let c = &mut doc.nodes[child.index()];
+        c.parent = Some(parent);
+        c.prev_sibling = last;
+        c.next_sibling = None;
+    }
+    match last {
+        Some(l) => doc.nodes[l.index()].next_sibling = Some(child),
+        None => doc.nodes[parent.index()].first_child = Some(child),
+    }
+    doc.nodes[parent.index()].last_child = Some(child);
+}
+
+/// Inserts a detached node right before `sibling`.
+fn insert_before(doc: &mut Document, sibling: NodeId, child: NodeId) {
+    let (parent, prev) = {
+        let s = &doc.nodes[sibling.index()];
+        (s.parent, s.prev_sibling)
+    };
+    {
+        let c = &mut doc.nodes[child.index()];
+        c.parent = parent;
+        c.prev_sibling = prev;
+        c.next_sibling = Some(sibling);
+    }
+    doc.nodes[sibling.index()].prev_sibling = Some(child);
+    match prev {
+        Some(p) => doc.nodes[p.index()].next_sibling = Some(child),
+        None => {
+            if let Some(parent) = parent {
+                doc.nodes[parent.index()].first_child = Some(child);
+            }
+        }
+    }
+}
+
+/// Void elements: the parser never pushes them on its stack.
+pub(crate) fn is_void(local: &LocalName) -> bool {
+    use html5ever::local_name;
+    matches!(
+        *local,
+        local_name!("area")
+            | local_name!("base")
+            | local_name!("basefont")
+            | local_name!("bgsound")
+            | local_name!("br")
+            | local_name!("col")
+            | local_name!("embed")
+            | local_name!("frame")
+            | local_name!("hr")
+            | local_name!("image")
+            | local_name!("img")
+            | local_name!("input")
+            | local_name!("keygen")
+            | local_name!("link")
+            | local_name!("meta")
+            | local_name!("param")
+            | local_name!("source")
+            | local_name!("track")
+            | local_name!("wbr")
+    )
+}
+
+fn convert_attrs(attrs: Vec<Attribute>) -> Vec<Attr> {
+    attrs.into_iter().map(|a| Attr { name: a.name, value: String::from(&*a.value) }).collect()
+}
+
+impl TreeSink for ArenaSink {
+    type Handle = NodeId;
+    type Output = Document;
+    type ElemName<'a> = SinkName;
+
+    fn finish(self) -> Document {
+        let mut doc = self.doc.into_inner();
+        let count = self.parse_errors.get();
+        if count > 0 {
+            let examples = self.kept_errors.into_inner().join("; ");
+            doc.diagnostics.push(crate::diag::Diagnostic::new(
+                crate::diag::Stage::Parse,
+                format!("{count} HTML parse errors (recovered per the HTML spec), e.g. {examples}"),
+            ));
+        }
+        doc
+    }
+
+    fn parse_error(&self, msg: Cow<'static, str>) {
+        let n = self.parse_errors.get() + 1;
+        self.parse_errors.set(n);
+        if n <= KEPT_PARSE_ERRORS {
+            self.kept_errors.borrow_mut().push(msg);
+        }
+    }
+
+    fn get_document(&self) -> NodeId {
+        NodeId::DOCUMENT
+    }
+
+    fn elem_name<'a>(&'a self, target: &'a NodeId) -> SinkName {
+        let doc = self.doc.borrow();
+        match &doc.nodes[target.index()].data {
+            NodeData::Element(e) => SinkName { ns: e.name.ns.clone(), local: e.name.local.clone() },
+            // The tree builder only asks for element names; answer something
+            // harmless rather than panic if that promise is ever broken.
+            _ => SinkName { ns: Namespace::from(""), local: LocalName::from("") },
+        }
+    }
+
+    fn create_element(&self, name: QualName, attrs: Vec<Attribute>, flags: ElementFlags) -> NodeId {
+        let is_template = flags.template;
+        let id = self.push(NodeData::Element(Element::new(name, convert_attrs(attrs))));
+        if is_template {
+            let contents = self.push(NodeData::Fragment);
+            if let NodeData::Element(e) = &mut self.doc.borrow_mut().nodes[id.index()].data {
+                e.template_contents = Some(contents);
+            }
+        }
+        id
+    }
+
+    fn create_comment(&self, text: StrTendril) -> NodeId {
+        self.push(NodeData::Comment(String::from(&*text)))
+    }
+
+    fn create_pi(&self, _target: StrTendril, _data: StrTendril) -> NodeId {
+        self.push(NodeData::ProcessingInstruction)
+    }
+
+    fn append(&self, parent: &NodeId, child: NodeOrText<NodeId>) {
+        let mut doc = self.doc.borrow_mut();
+        match child {
+            NodeOrText::AppendNode(node) => {
+                detach(&mut doc, node);
+                append_child(&mut doc, *parent, node);
+                drop(doc);
+                self.placed(node, Some(*parent));
+            }
+            NodeOrText::AppendText(text) => {
+                if let Some(last) = doc.nodes[parent.index()].last_child
+                    && let NodeData::Text(existing) = &mut doc.nodes[last.index()].data
+                {
+                    existing.push_str(&text);
+                    return;
+                }
+                drop(doc);
+                let id = self.push(NodeData::Text(String::from(&*text)));
+                append_child(&mut self.doc.borrow_mut(), *parent, id);
+            }
+        }
+    }
+
+    fn append_based_on_parent_node(
+        &self,
+        element: &NodeId,
+        prev_element: &NodeId,
+        child: NodeOrText<NodeId>,
+    ) {
+        let has_parent = self.doc.borrow().nodes[element.index()].parent.is_some();
+        if has_parent {
+            self.append_before_sibling(element, child);
+        } else {
+            self.append(prev_element, child);
+        }
+    }
+
+    fn append_doctype_to_document(&self, _name: StrTendril, _public: StrTendril, _system: StrTendril) {
+        let id = self.push(NodeData::Doctype);
+        append_child(&mut self.doc.borrow_mut(), NodeId::DOCUMENT, id);
+    }
+
+    fn get_template_contents(&self, target: &NodeId) -> NodeId {
+        let contents = match &self.doc.borrow().nodes[target.index()].data {
+            NodeData::Element(e) => e.template_contents,
+            _ => None,
+        };
+        // Only templates are asked for; a fresh fragment keeps a broken
+        // promise harmless.
+        contents.unwrap_or_else(|| self.push(NodeData::Fragment))
+    }
+
+    fn same_node(&self, x: &NodeId, y: &NodeId) -> bool {
+        x == y
+    }
+
+    fn set_quirks_mode(&self, mode: QuirksMode) {
+        self.doc.borrow_mut().quirks = mode == QuirksMode::Quirks;
+    }
+
+    fn append_before_sibling(&self, sibling: &NodeId, new_node: NodeOrText<NodeId>) {
+        let mut doc = self.doc.borrow_mut();
+        match new_node {
+            NodeOrText::AppendNode(node) => {
+                detach(&mut doc, node);
+                insert_before(&mut doc, *sibling, node);
+                let parent = doc.nodes[sibling.index()].parent;
+                drop(doc);
+                self.placed(node, parent);
+            }
+            NodeOrText::AppendText(text) => {
+                if let Some(prev) = doc.nodes[sibling.index()].prev_sibling
+                    && let NodeData::Text(existing) = &mut doc.nodes[prev.index()].data
+                {
+                    existing.push_str(&text);
+                    return;
+                }
+                drop(doc);
+                let id = self.push(NodeData::Text(String::from(&*text)));
+                insert_before(&mut self.doc.borrow_mut(), *sibling, id);
+            }
+        }
+    }
+
+    fn add_attrs_if_missing(&self, target: &NodeId, attrs: Vec<Attribute>) {
+        let mut doc = self.doc.borrow_mut();
+        if let NodeData::Element(e) = &mut doc.nodes[target.index()].data {
+            for a in attrs {
+                if !e.attrs.iter().any(|x| x.name == a.name) {
+                    e.attrs.push(Attr { name: a.name, value: String::from(&*a.value) });
+                }
+            }
+            e.refresh_cached_attrs();
+        }
+    }
+
+    fn pop(&self, node: &NodeId) {
+        let parent = self.doc.borrow().nodes[node.index()].parent;
+        self.current.set(parent);
+    }
+
+    fn remove_from_parent(&self, target: &NodeId) {
+        detach(&mut self.doc.borrow_mut(), *target);
+    }
+
+    fn reparent_children(&self, node: &NodeId, new_parent: &NodeId) {
+        let mut doc = self.doc.borrow_mut();
+        while let Some(child) = doc.nodes[node.index()].first_child {
+            detach(&mut doc, child);
+            append_child(&mut doc, *new_parent, child);
+        }
+    }
+}

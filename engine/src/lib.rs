@@ -1,0 +1,9 @@
+//! whittle's snapshot engine.
+pub mod diag;
+pub mod dom;
+pub mod parse;
+pub(crate) mod text;
+
+pub use diag::{Diagnostic, Stage};
+pub use dom::{Document, Edge, Element, NodeData, NodeId};
+pub use parse::{ParseOptions, parse, parse_str};

@@ -1,0 +1,157 @@
+//! Stage 1, `parse`: bytes in, an arena [`Document`] out.
+//!
+//! The bytes are decoded per HTML's encoding rules (see [`charset`]), parsed
+//! by html5ever into the arena through whittle's own `TreeSink`, and indexed
+//! (ids, `<base href>`). Parsing never fails: malformed bytes become U+FFFD,
+//! malformed markup is recovered as the HTML spec says, and both are noted as
+//! diagnostics.
+
+pub mod charset;
+mod depth;
+
+use std::cell::Cell;
+
+use html5ever::interface::TreeSink;
+use html5ever::tendril::StrTendril;
+use html5ever::TokenizerResult;
+use html5ever::tokenizer::{BufferQueue, Tokenizer, TokenizerOpts};
+use html5ever::tree_builder::{TreeBuilder, TreeBuilderOpts};
+use url::Url;
+
+use crate::diag::{Diagnostic, Stage};
+use crate::dom::{ArenaSink, Document};
+
+/// What `parse` needs besides the bytes.
+#[derive(Debug, Clone)]
+pub struct ParseOptions {
+    /// The page's URL (where it was fetched from), for the header line and
+    /// for resolving links; `None` for pages without one.
+    pub url: Option<Url>,
+    /// The charset from the HTTP `Content-Type`, if any.
+    pub transport_charset: Option<String>,
+    /// Whether scripts are assumed to run. On (the default) `<noscript>`
+    /// holds raw text and shows nothing, as in a browser with scripts on.
+    pub scripting: bool,
+}
+
+impl Default for ParseOptions {
+    fn default() -> ParseOptions {
+        ParseOptions { url: None, transport_charset: None, scripting: true }
+    }
+}
+
+/// Parses a page.
+///
+/// ```
+/// let doc = whittle_engine::parse(b"<title>Hi</title><p>Hello", &Default::default());
+/// assert_eq!(doc.title(), "Hi");
+/// ```
+pub fn parse(bytes: &[u8], options: &ParseOptions) -> Document {
+    let decoded = charset::decode(bytes, options.transport_charset.as_deref());
+    parse_str_inner(&decoded.text, options, Some(&decoded))
+}
+
+/// Parses a page that is already text.
+pub fn parse_str(text: &str, options: &ParseOptions) -> Document {
+    parse_str_inner(text, options, None)
+}
+
+fn parse_str_inner(text: &str, options: &ParseOptions, decoded: Option<&charset::Decoded>) -> Document {
+    let mut doc = Document::empty();
+    doc.url = options.url.clone();
+    if let Some(d) = decoded {
+        doc.encoding = d.encoding;
+        if d.had_errors {
+            doc.diagnostics.push(Diagnostic::new(
+                Stage::Parse,
+                format!("malformed {} byte sequences replaced with U+FFFD", d.encoding.name()),
+            ));
+        }
+    }
+    let builder_opts = TreeBuilderOpts { scripting_enabled: options.scripting, ..Default::default() };
+    let guard = depth::DepthGuard {
+        builder: TreeBuilder::new(ArenaSink::new(doc), builder_opts),
+        flattened: Cell::new(0),
+    };
+    let tokenizer = Tokenizer::new(guard, TokenizerOpts::default());
+    let input = BufferQueue::default();
+    input.push_back(StrTendril::from(text));
+    // `Script` results ask the caller to run a script; whittle runs none and
+    // simply continues.
+    while let TokenizerResult::Script(_) = tokenizer.feed(&input) {}
+    tokenizer.end();
+    let guard = tokenizer.sink;
+    let flattened = guard.flattened.get();
+    let mut doc = guard.builder.sink.finish();
+    if flattened > 0 {
+        doc.diagnostics.push(Diagnostic::new(
+            Stage::Parse,
+            format!(
+                "{flattened} elements nested deeper than {} levels were placed as siblings (as Chromium does)",
+                depth::MAX_DEPTH
+            ),
+        ));
+    }
+    doc.index();
+    doc
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dom::NodeId;
+
+    #[test]
+    fn builds_the_tree_the_spec_describes() {
+        let doc = parse(b"<p>one<b>two<p>three</b>four", &ParseOptions::default());
+        let dump = doc.dump();
+        assert_eq!(
+            dump,
+            "<html>\n  <head>\n  <body>\n    <p>\n      \"one\"\n      <b>\n        \"two\"\n    <p>\n      <b>\n        \"three\"\n      \"four\"\n"
+        );
+    }
+
+    #[test]
+    fn base_href_resolves_against_the_url() {
+        let options = ParseOptions {
+            url: Url::parse("https://shop.example/a/b").ok(),
+            ..ParseOptions::default()
+        };
+        let doc = parse(b"<base href='/x/'><a href=y>", &options);
+        assert_eq!(doc.resolve_url("y").map(|u| u.to_string()).as_deref(), Some("https://shop.example/x/y"));
+        let doc = parse(b"<a href=y>", &options);
+        assert_eq!(doc.resolve_url("y").map(|u| u.to_string()).as_deref(), Some("https://shop.example/a/y"));
+    }
+
+    #[test]
+    fn empty_and_binary_input_still_give_a_document() {
+        for input in [&b""[..], b"\0\xff\xfe\x00garbage\x80", b"<<<>>>&&&"] {
+            let doc = parse(input, &ParseOptions::default());
+            assert!(doc.root_element().is_some());
+            assert!(doc.body().is_some());
+        }
+    }
+
+    #[test]
+    fn deep_nesting_does_not_recurse() {
+        let depth = 100_000;
+        let html = "<div>".repeat(depth);
+        let doc = parse(html.as_bytes(), &ParseOptions::default());
+        // Every element is kept; the tree is capped at Chromium's depth.
+        let divs = doc
+            .descendants(NodeId::DOCUMENT)
+            .filter(|&id| doc.element(id).is_some_and(|e| &*e.name.local == "div"))
+            .count();
+        assert_eq!(divs, depth);
+        let deepest = doc.descendants(NodeId::DOCUMENT).map(|d| doc.ancestors(d).count()).max();
+        assert!(deepest.is_some_and(|d| d <= depth::MAX_DEPTH as usize + 2), "{deepest:?}");
+        assert!(doc.diagnostics().iter().any(|d| d.message.contains("nested deeper")));
+    }
+
+    #[test]
+    fn ids_map_to_the_first_element() {
+        let doc = parse(b"<p id=a>1</p><p id=a>2</p>", &ParseOptions::default());
+        let first = doc.element_by_id("a");
+        assert!(first.is_some_and(|id| doc.text_content(id) == "1"));
+    }
+}
