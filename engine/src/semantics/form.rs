@@ -1,0 +1,199 @@
+//! Form controls as HTML defines them (§4.10): input types, values,
+//! disabledness, select options and their selectedness, label association.
+//! Shared by selector matching (`:checked`, `:disabled`, …), semantics and
+//! the server's form submission.
+
+use html5ever::local_name;
+
+use crate::dom::{Document, Element, NodeId};
+use crate::text::{collapse_whitespace, split_html_space};
+
+/// The state of an `<input>`'s `type` attribute (HTML §4.10.5): a known
+/// keyword in lower case, `text` for anything else.
+pub fn input_type(e: &Element) -> &'static str {
+    const TYPES: [&str; 22] = [
+        "hidden", "text", "search", "tel", "url", "email", "password", "date", "month", "week",
+        "time", "datetime-local", "number", "range", "color", "checkbox", "radio", "file",
+        "submit", "image", "reset", "button",
+    ];
+    match e.attr("type") {
+        Some(t) => {
+            let t = crate::text::trim_html(t);
+            TYPES.iter().find(|k| k.eq_ignore_ascii_case(t)).copied().unwrap_or("text")
+        }
+        None => "text",
+    }
+}
+
+/// Whether an element is a form control that is disabled (HTML §4.10.18.5):
+/// its own `disabled`, or inside a disabled `<fieldset>` but not in that
+/// fieldset's first `<legend>`; options also by their `<optgroup>`.
+pub fn is_disabled(doc: &Document, id: NodeId) -> bool {
+    let Some(e) = doc.element(id) else { return false };
+    if !e.is_html_element() {
+        return false;
+    }
+    match *e.local_name() {
+        local_name!("option") => {
+            e.has_attr("disabled")
+                || doc
+                    .parent_element(id)
+                    .and_then(|p| doc.element(p))
+                    .is_some_and(|p| p.is_html(&local_name!("optgroup")) && p.has_attr("disabled"))
+        }
+        local_name!("optgroup") => e.has_attr("disabled"),
+        local_name!("button") | local_name!("input") | local_name!("select") | local_name!("textarea")
+        | local_name!("fieldset") => {
+            if e.has_attr("disabled") {
+                return true;
+            }
+            let mut child = id;
+            for a in doc.ancestors(id) {
+                let Some(ae) = doc.element(a) else { break };
+                if ae.is_html(&local_name!("fieldset")) && ae.has_attr("disabled") {
+                    let first_legend = doc
+                        .element_children(a)
+                        .find(|&c| doc.element(c).is_some_and(|ce| ce.is_html(&local_name!("legend"))));
+                    if first_legend != Some(child) {
+                        return true;
+                    }
+                }
+                child = a;
+            }
+            false
+        }
+        _ => false,
+    }
+}
+
+/// Whether the element is a labelable control (HTML §4.10.2).
+pub fn is_labelable(e: &Element) -> bool {
+    e.is_html_element()
+        && match *e.local_name() {
+            local_name!("input") => input_type(e) != "hidden",
+            local_name!("button") | local_name!("meter") | local_name!("output")
+            | local_name!("progress") | local_name!("select") | local_name!("textarea") => true,
+            _ => false,
+        }
+}
+
+/// The control a `<label>` labels: its `for` target if that is labelable,
+/// else (without `for`) its first labelable descendant.
+pub fn labeled_control(doc: &Document, label: NodeId) -> Option<NodeId> {
+    let e = doc.element(label)?;
+    if let Some(target) = e.attr("for") {
+        let id = doc.element_by_id(target)?;
+        return doc.element(id).filter(|t| is_labelable(t)).map(|_| id);
+    }
+    doc.descendants(label).skip(1).find(|&d| doc.element(d).is_some_and(is_labelable))
+}
+
+/// The `<select>`'s options in tree order: children, and children of child
+/// `<optgroup>`s.
+pub fn select_options(doc: &Document, select: NodeId) -> Vec<NodeId> {
+    let mut out = Vec::new();
+    for c in doc.element_children(select) {
+        let Some(e) = doc.element(c) else { continue };
+        if e.is_html(&local_name!("option")) {
+            out.push(c);
+        } else if e.is_html(&local_name!("optgroup")) {
+            out.extend(
+                doc.element_children(c)
+                    .filter(|&g| doc.element(g).is_some_and(|ge| ge.is_html(&local_name!("option")))),
+            );
+        }
+    }
+    out
+}
+
+/// Whether the `<select>` shows a list box rather than a drop-down.
+pub fn select_is_listbox(e: &Element) -> bool {
+    e.has_attr("multiple") || e.attr("size").and_then(|s| s.trim().parse::<u32>().ok()).is_some_and(|n| n > 1)
+}
+
+/// The selected options of a `<select>` (HTML §4.10.7 selectedness): for a
+/// drop-down, the last option with `selected`, else the first enabled one.
+pub fn selected_options(doc: &Document, select: NodeId) -> Vec<NodeId> {
+    let Some(e) = doc.element(select) else { return Vec::new() };
+    let options = select_options(doc, select);
+    let marked: Vec<NodeId> =
+        options.iter().copied().filter(|&o| doc.element(o).is_some_and(|oe| oe.has_attr("selected"))).collect();
+    if e.has_attr("multiple") {
+        return marked;
+    }
+    if let Some(&last) = marked.last() {
+        return vec![last];
+    }
+    if select_is_listbox(e) {
+        return Vec::new();
+    }
+    options.into_iter().find(|&o| !is_disabled(doc, o)).into_iter().collect()
+}
+
+/// Whether an `<option>` is selected.
+pub fn option_selected(doc: &Document, option: NodeId) -> bool {
+    let select = doc.ancestors(option).take(2).find(|&a| doc.element(a).is_some_and(|e| e.is_html(&local_name!("select"))));
+    match select {
+        Some(s) => selected_options(doc, s).contains(&option),
+        None => doc.element(option).is_some_and(|e| e.has_attr("selected")),
+    }
+}
+
+/// An option's label (HTML §4.10.10): its `label` attribute, else its text
+/// with whitespace collapsed.
+pub fn option_label(doc: &Document, option: NodeId) -> String {
+    if let Some(label) = doc.element(option).and_then(|e| e.attr("label")).filter(|l| !l.is_empty()) {
+        return label.to_owned();
+    }
+    collapse_whitespace(&doc.text_content(option))
+}
+
+/// The current value of a control as a person sees it: the text in a text
+/// field or textarea, the label of the selected option(s) of a select
+/// (comma-joined), the value of a range/number; empty for buttons,
+/// checkboxes and radios.
+pub fn control_value(doc: &Document, id: NodeId) -> String {
+    let Some(e) = doc.element(id) else { return String::new() };
+    if !e.is_html_element() {
+        return String::new();
+    }
+    match *e.local_name() {
+        local_name!("input") => match input_type(e) {
+            "checkbox" | "radio" | "submit" | "reset" | "button" | "image" | "file" | "hidden" => String::new(),
+            "range" => e.attr("value").map(str::to_owned).unwrap_or_else(|| range_default(e)),
+            "color" => e.attr("value").unwrap_or("#000000").to_owned(),
+            _ => e.attr("value").map(|v| v.replace(['\r', '\n'], "")).unwrap_or_default(),
+        },
+        local_name!("textarea") => doc.text_content(id),
+        local_name!("select") => selected_options(doc, id)
+            .into_iter()
+            .map(|o| option_label(doc, o))
+            .collect::<Vec<_>>()
+            .join(", "),
+        _ => String::new(),
+    }
+}
+
+/// A range input's default value: the midpoint of min and max.
+fn range_default(e: &Element) -> String {
+    let num = |name: &str, default: f64| e.attr(name).and_then(|v| v.trim().parse::<f64>().ok()).unwrap_or(default);
+    let (min, max) = (num("min", 0.0), num("max", 100.0));
+    let mid = if max < min { min } else { min + (max - min) / 2.0 };
+    if mid.fract() == 0.0 { format!("{}", mid as i64) } else { format!("{mid}") }
+}
+
+/// The form owner of a control: its `form` attribute's target, else its
+/// nearest `<form>` ancestor.
+pub fn form_owner(doc: &Document, id: NodeId) -> Option<NodeId> {
+    let e = doc.element(id)?;
+    if let Some(form) = e.attr("form") {
+        return doc.element_by_id(form).filter(|&f| doc.element(f).is_some_and(|fe| fe.is_html(&local_name!("form"))));
+    }
+    doc.ancestors(id).find(|&a| doc.element(a).is_some_and(|ae| ae.is_html(&local_name!("form"))))
+}
+
+/// Whether a token list attribute (such as `rel`) contains `token`, ASCII
+/// case-insensitively.
+pub(crate) fn has_token(list: Option<&str>, token: &str) -> bool {
+    list.is_some_and(|l| split_html_space(l).any(|t| t.eq_ignore_ascii_case(token)))
+}

@@ -1,0 +1,207 @@
+//! The rule index: every selector of every kept rule, filed under the most
+//! selective part of its rightmost compound (an id, else a class, else a tag
+//! name, else "universal"), so an element only tries the rules that could
+//! match it. Each rule also carries its ancestor hashes for the bloom filter
+//! that rejects descendant selectors without walking ancestors.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::Arc;
+
+use html5ever::LocalName;
+use selectors::context::QuirksMode;
+use selectors::parser::{AncestorHashes, Combinator, Component, Selector};
+
+use super::select::{PseudoElement, Simple};
+use super::sheet::{DeclBlock, ParsedSheet};
+use crate::dom::Element;
+
+/// Where a rule comes from (CSS Cascade 4 §6.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Origin {
+    UserAgent,
+    Author,
+}
+
+/// Which box a rule styles.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Target {
+    Element,
+    Before,
+    After,
+}
+
+#[derive(Debug)]
+pub(crate) struct IndexedRule {
+    pub(crate) selector: Selector<Simple>,
+    pub(crate) hashes: AncestorHashes,
+    pub(crate) specificity: u32,
+    pub(crate) order: u32,
+    pub(crate) origin: Origin,
+    pub(crate) block: Arc<DeclBlock>,
+}
+
+/// A hasher for atoms, whose `Hash` writes their precomputed 32-bit hash.
+#[derive(Default)]
+pub(crate) struct AtomHasher(u64);
+
+impl Hasher for AtomHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+    fn write_u32(&mut self, i: u32) {
+        self.0 = (self.0 ^ u64::from(i)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
+
+type AtomMap<V> = HashMap<LocalName, V, BuildHasherDefault<AtomHasher>>;
+
+/// The rules for one target, filed by bucket.
+#[derive(Debug, Default)]
+pub(crate) struct RuleIndex {
+    pub(crate) rules: Vec<IndexedRule>,
+    by_id: AtomMap<Vec<u32>>,
+    by_class: AtomMap<Vec<u32>>,
+    by_tag: AtomMap<Vec<u32>>,
+    universal: Vec<u32>,
+}
+
+enum Bucket {
+    Id(LocalName),
+    Class(LocalName),
+    Tag(LocalName),
+    Universal,
+}
+
+impl RuleIndex {
+    pub(crate) fn is_empty(&self) -> bool {
+        self.rules.is_empty()
+    }
+
+    fn push(&mut self, rule: IndexedRule, bucket: Bucket) {
+        let index = self.rules.len() as u32;
+        self.rules.push(rule);
+        match bucket {
+            Bucket::Id(k) => self.by_id.entry(k).or_default().push(index),
+            Bucket::Class(k) => self.by_class.entry(k).or_default().push(index),
+            Bucket::Tag(k) => self.by_tag.entry(k).or_default().push(index),
+            Bucket::Universal => self.universal.push(index),
+        }
+    }
+
+    /// Calls `f` with every rule that could match `e` (each once).
+    pub(crate) fn candidates<'r>(&'r self, e: &Element, quirks: bool, mut f: impl FnMut(&'r IndexedRule)) {
+        if self.rules.is_empty() {
+            return;
+        }
+        let lookup = |map: &'r AtomMap<Vec<u32>>, key: &LocalName, f: &mut dyn FnMut(&'r IndexedRule)| {
+            let hit = if quirks && key.bytes().any(|b| b.is_ascii_uppercase()) {
+                map.get(&LocalName::from(key.to_ascii_lowercase()))
+            } else {
+                map.get(key)
+            };
+            if let Some(list) = hit {
+                for &i in list {
+                    f(&self.rules[i as usize]);
+                }
+            }
+        };
+        if let Some(id) = &e.id {
+            lookup(&self.by_id, id, &mut f);
+        }
+        for class in e.classes.iter() {
+            lookup(&self.by_class, class, &mut f);
+        }
+        lookup(&self.by_tag, &e.name.local, &mut f);
+        if e.name.local.bytes().any(|b| b.is_ascii_uppercase()) {
+            let lower = LocalName::from(e.name.local.to_ascii_lowercase());
+            lookup(&self.by_tag, &lower, &mut f);
+        }
+        for &i in &self.universal {
+            f(&self.rules[i as usize]);
+        }
+    }
+}
+
+/// All rules of a document, split by target.
+#[derive(Debug, Default)]
+pub(crate) struct Rules {
+    pub(crate) element: RuleIndex,
+    pub(crate) before: RuleIndex,
+    pub(crate) after: RuleIndex,
+    next_order: u32,
+}
+
+impl Rules {
+    /// Files every selector of `sheet`'s rules.
+    pub(crate) fn add_sheet(&mut self, sheet: &ParsedSheet, origin: Origin, quirks: bool) {
+        let quirks_mode = if quirks { QuirksMode::Quirks } else { QuirksMode::NoQuirks };
+        for rule in &sheet.rules {
+            for selector in rule.selectors.slice() {
+                let order = self.next_order;
+                self.next_order += 1;
+                let (target, bucket) = classify(selector, quirks);
+                let index = match target {
+                    Some(Target::Element) => &mut self.element,
+                    Some(Target::Before) => &mut self.before,
+                    Some(Target::After) => &mut self.after,
+                    None => continue,
+                };
+                index.push(
+                    IndexedRule {
+                        selector: selector.clone(),
+                        hashes: AncestorHashes::new(selector, quirks_mode),
+                        specificity: selector.specificity(),
+                        order,
+                        origin,
+                        block: Arc::clone(&rule.block),
+                    },
+                    bucket,
+                );
+            }
+        }
+    }
+}
+
+/// Which box a selector styles (`None`: a pseudo-element whittle ignores)
+/// and where to file it.
+fn classify(selector: &Selector<Simple>, quirks: bool) -> (Option<Target>, Bucket) {
+    let target = match selector.pseudo_element() {
+        None => Some(Target::Element),
+        Some(PseudoElement::Before) => Some(Target::Before),
+        Some(PseudoElement::After) => Some(Target::After),
+        Some(PseudoElement::Other(_)) => None,
+    };
+    let mut iter = selector.iter();
+    if target != Some(Target::Element) {
+        // Skip the pseudo-element's own compound.
+        for _ in iter.by_ref() {}
+        if iter.next_sequence() != Some(Combinator::PseudoElement) {
+            return (target, Bucket::Universal);
+        }
+    }
+    let fold = |a: &LocalName| {
+        if quirks { LocalName::from(a.to_ascii_lowercase()) } else { a.clone() }
+    };
+    let mut class = None;
+    let mut tag = None;
+    for component in iter {
+        match component {
+            Component::ID(id) => return (target, Bucket::Id(fold(&id.0))),
+            Component::Class(c) if class.is_none() => class = Some(fold(&c.0)),
+            Component::LocalName(l) => tag = Some(l.lower_name.0.clone()),
+            _ => {}
+        }
+    }
+    let bucket = match (class, tag) {
+        (Some(c), _) => Bucket::Class(c),
+        (None, Some(t)) => Bucket::Tag(t),
+        (None, None) => Bucket::Universal,
+    };
+    (target, bucket)
+}

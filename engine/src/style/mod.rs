@@ -1,0 +1,767 @@
+//! Stage 2, `cascade`: the Document and its stylesheets in, [`Styles`] out.
+//!
+//! Sheets, in cascade order: whittle's UA sheet (`ua.css`), then the page's
+//! `<style>` elements and `<link rel=stylesheet>` sheets (whose text the
+//! caller fetched and passes in) in tree order, then sheets the caller adds,
+//! then `style` attributes. Precedence follows CSS Cascade 4 §6: origin and
+//! importance, then specificity, then order of appearance.
+//!
+//! Besides computed values, the cascade decides what is hidden
+//! ([`Hidden`]): `display:none`, `visibility:hidden|collapse`, the contents
+//! of `content-visibility:hidden` elements, the contents of a closed
+//! `<details>` other than its summary, and `<noscript>` when scripts are
+//! assumed on. (`aria-hidden` hides from the accessibility tree, not from
+//! the page; the semantics stage applies it.)
+
+mod index;
+mod media;
+pub(crate) mod select;
+mod sheet;
+pub mod values;
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use html5ever::local_name;
+use selectors::bloom::BloomFilter;
+use selectors::context::{
+    MatchingContext, MatchingForInvalidation, MatchingMode, NeedsSelectorFlags,
+};
+use smallvec::SmallVec;
+
+use crate::diag::{Diagnostic, Stage};
+use crate::dom::{Document, Edge, Element, NodeId};
+use index::{IndexedRule, Origin, RuleIndex, Rules};
+use media::MediaEnv;
+use select::{ElementRef, Matcher, for_each_hash};
+use sheet::{DeclBlock, ParsedSheet, parse_inline, parse_sheet};
+pub use select::{Selector, SelectorError};
+use values::{
+    Content, ContentVisibility, Decl, Display, FontSize, Overflow, Position, Property, TextTransform,
+    Visibility, WhiteSpace, Wide, resolve_length,
+};
+
+/// The size of the screen the page is laid out for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct Viewport {
+    /// CSS pixels.
+    pub width: u32,
+    /// CSS pixels.
+    pub height: u32,
+}
+
+impl Default for Viewport {
+    fn default() -> Viewport {
+        Viewport { width: 1280, height: 800 }
+    }
+}
+
+/// A stylesheet's text, fetched by the caller.
+#[derive(Debug, Clone)]
+pub struct StylesheetText {
+    /// The absolute URL of a `<link rel=stylesheet>` this text belongs to;
+    /// `None` for a sheet that applies after the page's own (a user sheet).
+    pub url: Option<String>,
+    /// The CSS.
+    pub text: String,
+}
+
+/// What `cascade` needs besides the document.
+#[derive(Debug, Clone)]
+pub struct CascadeOptions {
+    /// The viewport `@media` queries are evaluated against.
+    pub viewport: Viewport,
+    /// Fetched linked stylesheets and extra sheets.
+    pub stylesheets: Vec<StylesheetText>,
+    /// Whether scripts are assumed on (hides `<noscript>`; the
+    /// `scripting` media feature).
+    pub scripting: bool,
+}
+
+impl Default for CascadeOptions {
+    fn default() -> CascadeOptions {
+        CascadeOptions { viewport: Viewport::default(), stylesheets: Vec::new(), scripting: true }
+    }
+}
+
+/// The computed values whittle keeps for one node (text nodes carry their
+/// parent's).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ComputedStyle {
+    /// `display`.
+    pub display: Display,
+    /// `visibility`.
+    pub visibility: Visibility,
+    /// `content-visibility`.
+    pub content_visibility: ContentVisibility,
+    /// `position`.
+    pub position: Position,
+    /// `overflow-x`.
+    pub overflow_x: Overflow,
+    /// `overflow-y`.
+    pub overflow_y: Overflow,
+    /// `opacity`.
+    pub opacity: f32,
+    /// `font-size` in px.
+    pub font_size: f32,
+    /// `white-space`.
+    pub white_space: WhiteSpace,
+    /// `text-transform`.
+    pub text_transform: TextTransform,
+}
+
+impl Default for ComputedStyle {
+    fn default() -> ComputedStyle {
+        ComputedStyle {
+            display: Display::Inline,
+            visibility: Visibility::Visible,
+            content_visibility: ContentVisibility::Visible,
+            position: Position::Static,
+            overflow_x: Overflow::Visible,
+            overflow_y: Overflow::Visible,
+            opacity: 1.0,
+            font_size: 16.0,
+            white_space: WhiteSpace::Normal,
+            text_transform: TextTransform::None,
+        }
+    }
+}
+
+impl ComputedStyle {
+    /// Initial values, with the inherited properties taken from `parent`.
+    fn inheriting(parent: &ComputedStyle) -> ComputedStyle {
+        ComputedStyle {
+            visibility: parent.visibility,
+            font_size: parent.font_size,
+            white_space: parent.white_space,
+            text_transform: parent.text_transform,
+            ..ComputedStyle::default()
+        }
+    }
+}
+
+/// A `::before` or `::after` box.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PseudoStyle {
+    /// Its `display`.
+    pub display: Display,
+    /// Its generated content.
+    pub content: Content,
+}
+
+/// Why a node is not shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Hidden {
+    /// `display: none` on it or an ancestor (also `<noscript>` with
+    /// scripts on, and nodes outside the document such as template
+    /// contents).
+    DisplayNone,
+    /// Inside a `content-visibility: hidden` element or a closed
+    /// `<details>`.
+    Skipped,
+    /// `visibility: hidden` or `collapse`.
+    Invisible,
+}
+
+const NONE: u8 = 1;
+const SKIPPED: u8 = 2;
+const INVISIBLE: u8 = 4;
+
+/// The cascade's result: a computed style and visibility per node, the
+/// generated content of `::before`/`::after`, and diagnostics.
+#[derive(Debug)]
+pub struct Styles {
+    styles: Vec<ComputedStyle>,
+    flags: Vec<u8>,
+    before: HashMap<NodeId, PseudoStyle>,
+    after: HashMap<NodeId, PseudoStyle>,
+    viewport: Viewport,
+    diagnostics: Vec<Diagnostic>,
+}
+
+impl Styles {
+    /// The computed style of a node.
+    #[inline]
+    pub fn get(&self, id: NodeId) -> &ComputedStyle {
+        &self.styles[id.index()]
+    }
+
+    /// Why the node is hidden, if it is.
+    #[inline]
+    pub fn hidden(&self, id: NodeId) -> Option<Hidden> {
+        let f = self.flags[id.index()];
+        if f & NONE != 0 {
+            Some(Hidden::DisplayNone)
+        } else if f & SKIPPED != 0 {
+            Some(Hidden::Skipped)
+        } else if f & INVISIBLE != 0 {
+            Some(Hidden::Invisible)
+        } else {
+            None
+        }
+    }
+
+    /// Whether the node is shown.
+    #[inline]
+    pub fn is_visible(&self, id: NodeId) -> bool {
+        self.flags[id.index()] == 0
+    }
+
+    /// Whether the node has no box at all (`display: none` on it or an
+    /// ancestor): unlike `visibility: hidden`, nothing below it can show.
+    #[inline]
+    pub fn is_display_none(&self, id: NodeId) -> bool {
+        self.flags[id.index()] & (NONE | SKIPPED) != 0
+    }
+
+    /// The element's `::before` box, if it has generated content.
+    pub fn before(&self, id: NodeId) -> Option<&PseudoStyle> {
+        self.before.get(&id)
+    }
+
+    /// The element's `::after` box, if it has generated content.
+    pub fn after(&self, id: NodeId) -> Option<&PseudoStyle> {
+        self.after.get(&id)
+    }
+
+    /// The viewport the cascade was computed for.
+    pub fn viewport(&self) -> Viewport {
+        self.viewport
+    }
+
+    /// What the cascade noticed (unreadable rules, …).
+    pub fn diagnostics(&self) -> &[Diagnostic] {
+        &self.diagnostics
+    }
+
+    /// A plain-text dump: one line per element in tree order with its
+    /// display and, when hidden, why.
+    pub fn dump(&self, doc: &Document) -> String {
+        use std::fmt::Write;
+        let mut out = String::new();
+        let mut depth = 0usize;
+        for edge in doc.traverse(NodeId::DOCUMENT) {
+            match edge {
+                Edge::Open(id) => {
+                    if let Some(e) = doc.element(id) {
+                        let s = self.get(id);
+                        let _ = write!(out, "{}{} {:?}", "  ".repeat(depth), e.local_name(), s.display);
+                        if let Some(h) = self.hidden(id) {
+                            let _ = write!(out, " hidden:{h:?}");
+                        }
+                        if let Some(p) = self.before(id) {
+                            let _ = write!(out, " ::before={:?}", p.content);
+                        }
+                        if let Some(p) = self.after(id) {
+                            let _ = write!(out, " ::after={:?}", p.content);
+                        }
+                        out.push('\n');
+                        depth += 1;
+                    }
+                }
+                Edge::Close(id) => {
+                    if doc.element(id).is_some() {
+                        depth -= 1;
+                    }
+                }
+            }
+        }
+        out
+    }
+}
+
+/// The UA sheet, read once per process.
+fn ua_sheet() -> &'static ParsedSheet {
+    static UA: OnceLock<ParsedSheet> = OnceLock::new();
+    UA.get_or_init(|| {
+        // The UA sheet has no media queries; the environment does not matter.
+        let env = MediaEnv { width: 1280.0, height: 800.0, scripting: true };
+        parse_sheet(include_str!("ua.css"), &env)
+    })
+}
+
+/// Whether a `<link>` is a stylesheet that applies.
+fn is_stylesheet_link(e: &Element) -> bool {
+    e.is_html(&local_name!("link"))
+        && e.attr("rel").is_some_and(|rel| {
+            let mut sheet = false;
+            for token in crate::text::split_html_space(rel) {
+                if token.eq_ignore_ascii_case("stylesheet") {
+                    sheet = true;
+                } else if token.eq_ignore_ascii_case("alternate") {
+                    return false;
+                }
+            }
+            sheet
+        })
+        && !e.has_attr("disabled")
+}
+
+/// Runs the cascade.
+///
+/// ```
+/// use whittle_engine::{parse, cascade};
+/// let doc = parse(b"<style>.x{display:none}</style><p class=x>a<p>b", &Default::default());
+/// let styles = cascade(&doc, &Default::default());
+/// let hidden = doc.descendants(doc.body().unwrap()).filter(|&n| styles.hidden(n).is_some()).count();
+/// assert_eq!(hidden, 2); // the first <p> and its text
+/// ```
+pub fn cascade(doc: &Document, options: &CascadeOptions) -> Styles {
+    let env = MediaEnv {
+        width: options.viewport.width as f32,
+        height: options.viewport.height as f32,
+        scripting: options.scripting,
+    };
+    let mut diagnostics = Vec::new();
+    let mut rules = Rules::default();
+    rules.add_sheet(ua_sheet(), Origin::UserAgent, doc.is_quirks());
+
+    // Author sheets in tree order.
+    let mut invalid_rules = 0usize;
+    let mut linked_used = vec![false; options.stylesheets.len()];
+    for id in doc.descendants(NodeId::DOCUMENT) {
+        let Some(e) = doc.element(id) else { continue };
+        let applies = |e: &Element| e.attr("media").is_none_or(|m| media::matches_media_list(m, &env));
+        if e.is_html(&local_name!("style")) || (e.local_name() == &local_name!("style") && e.namespace() == &html5ever::ns!(svg)) {
+            if applies(e) {
+                let sheet = parse_sheet(&doc.text_content(id), &env);
+                invalid_rules += sheet.invalid_rules;
+                rules.add_sheet(&sheet, Origin::Author, doc.is_quirks());
+            }
+        } else if is_stylesheet_link(e) && applies(e) {
+            let url = e.attr("href").and_then(|h| doc.resolve_url(h)).map(String::from);
+            if let Some(url) = url {
+                let found = options.stylesheets.iter().position(|s| s.url.as_deref() == Some(url.as_str()));
+                if let Some(i) = found {
+                    linked_used[i] = true;
+                    let sheet = parse_sheet(&options.stylesheets[i].text, &env);
+                    invalid_rules += sheet.invalid_rules;
+                    rules.add_sheet(&sheet, Origin::Author, doc.is_quirks());
+                }
+            }
+        }
+    }
+    for (i, s) in options.stylesheets.iter().enumerate() {
+        if s.url.is_none() && !linked_used[i] {
+            let sheet = parse_sheet(&s.text, &env);
+            invalid_rules += sheet.invalid_rules;
+            rules.add_sheet(&sheet, Origin::Author, doc.is_quirks());
+        }
+    }
+    if invalid_rules > 0 {
+        diagnostics.push(Diagnostic::new(Stage::Cascade, format!("{invalid_rules} CSS rules could not be read and were dropped")));
+    }
+
+    let mut out = Styles {
+        styles: vec![ComputedStyle::default(); doc.len()],
+        flags: vec![NONE; doc.len()],
+        before: HashMap::new(),
+        after: HashMap::new(),
+        viewport: options.viewport,
+        diagnostics,
+    };
+    Cascader { doc, rules: &rules, env: &env, scripting: options.scripting, matcher: Matcher::new(doc), root_font_size: 16.0 }
+        .run(&mut out);
+    out
+}
+
+struct Cascader<'a> {
+    doc: &'a Document,
+    rules: &'a Rules,
+    env: &'a MediaEnv,
+    scripting: bool,
+    matcher: Matcher,
+    root_font_size: f32,
+}
+
+/// One block of declarations that matched, with its cascade sort key.
+type Matched<'a> = (u8, u32, u32, &'a [Decl]);
+
+impl Cascader<'_> {
+    fn run(&mut self, out: &mut Styles) {
+        let doc = self.doc;
+        let mut bloom = BloomFilter::new();
+        let mut walk = doc.traverse(NodeId::DOCUMENT);
+        let mut inline_blocks: Vec<DeclBlock> = Vec::new();
+        out.flags[NodeId::DOCUMENT.index()] = 0;
+        // Which child of a closed <details> is its summary.
+        let mut details_summary: HashMap<NodeId, Option<NodeId>> = HashMap::new();
+        while let Some(edge) = walk.next() {
+            match edge {
+                Edge::Open(id) => {
+                    if id == NodeId::DOCUMENT {
+                        continue;
+                    }
+                    let parent = doc.parent(id).unwrap_or(NodeId::DOCUMENT);
+                    let parent_style = out.styles[parent.index()];
+                    let mut flags = out.flags[parent.index()] & !INVISIBLE;
+                    let parent_el = doc.element(parent);
+                    if parent_el.is_some() && parent_style.content_visibility == ContentVisibility::Hidden {
+                        flags |= SKIPPED;
+                    }
+                    if let Some(p) = parent_el
+                        && p.is_html(&local_name!("details"))
+                        && !p.has_attr("open")
+                    {
+                        let summary = *details_summary.entry(parent).or_insert_with(|| {
+                            doc.element_children(parent)
+                                .find(|&c| doc.element(c).is_some_and(|e| e.is_html(&local_name!("summary"))))
+                        });
+                        if summary != Some(id) {
+                            flags |= SKIPPED;
+                        }
+                    }
+                    let Some(e) = doc.element(id) else {
+                        // Text and other nodes: the parent's style.
+                        out.styles[id.index()] = parent_style;
+                        if parent_style.visibility != Visibility::Visible {
+                            flags |= INVISIBLE;
+                        }
+                        out.flags[id.index()] = flags;
+                        continue;
+                    };
+                    if flags & NONE != 0 {
+                        // Inside display:none: no matching needed.
+                        out.styles[id.index()] = ComputedStyle { display: Display::None, ..ComputedStyle::inheriting(&parent_style) };
+                        out.flags[id.index()] = flags;
+                        for d in doc.descendants(id).skip(1) {
+                            out.styles[d.index()] = out.styles[id.index()];
+                            out.flags[d.index()] = flags;
+                        }
+                        walk.skip_children(id);
+                        continue;
+                    }
+                    let style = self.compute(id, e, &parent_style, &bloom, &mut inline_blocks);
+                    if style.display == Display::None
+                        || (self.scripting && e.is_html(&local_name!("noscript")))
+                    {
+                        flags |= NONE;
+                    }
+                    if style.visibility != Visibility::Visible {
+                        flags |= INVISIBLE;
+                    }
+                    if parent == NodeId::DOCUMENT {
+                        self.root_font_size = style.font_size;
+                    }
+                    out.styles[id.index()] = style;
+                    out.flags[id.index()] = flags;
+                    if flags & NONE == 0 {
+                        self.pseudo(id, &bloom, out);
+                    }
+                    for_each_hash(e, |h| bloom.insert_hash(h));
+                }
+                Edge::Close(id) => {
+                    // Elements were matched (and their hashes pushed) unless
+                    // they sat inside a display:none subtree.
+                    if let Some(e) = doc.element(id)
+                        && doc.parent(id).is_some_and(|p| out.flags[p.index()] & NONE == 0)
+                    {
+                        for_each_hash(e, |h| bloom.remove_hash(h));
+                    }
+                }
+            }
+        }
+    }
+
+    /// Collects the declaration blocks of the rules in `index` that match
+    /// `id`, with their cascade sort keys.
+    fn matching<'r>(
+        &mut self,
+        index: &'r RuleIndex,
+        id: NodeId,
+        e: &Element,
+        bloom: &BloomFilter,
+        mode: MatchingMode,
+        out: &mut SmallVec<[Matched<'r>; 16]>,
+    ) {
+        let doc = self.doc;
+        let quirks = doc.is_quirks();
+        let element = ElementRef::new(doc, id);
+        let matcher = &mut self.matcher;
+        index.candidates(e, quirks, |rule: &'r IndexedRule| {
+            let mut ctx = MatchingContext::new(
+                mode,
+                Some(bloom),
+                &mut matcher.caches,
+                matcher.quirks,
+                NeedsSelectorFlags::No,
+                MatchingForInvalidation::No,
+            );
+            if selectors::matching::matches_selector(&rule.selector, 0, Some(&rule.hashes), element, &mut ctx) {
+                let (normal, important) = match rule.origin {
+                    Origin::UserAgent => (0, 3),
+                    Origin::Author => (1, 2),
+                };
+                if !rule.block.normal.is_empty() {
+                    out.push((normal, rule.specificity, rule.order, &rule.block.normal));
+                }
+                if !rule.block.important.is_empty() {
+                    out.push((important, rule.specificity, rule.order, &rule.block.important));
+                }
+            }
+        });
+    }
+
+    fn compute(
+        &mut self,
+        id: NodeId,
+        e: &Element,
+        parent: &ComputedStyle,
+        bloom: &BloomFilter,
+        inline_blocks: &mut Vec<DeclBlock>,
+    ) -> ComputedStyle {
+        let rules = self.rules;
+        let mut matched: SmallVec<[Matched<'_>; 16]> = SmallVec::new();
+        self.matching(&rules.element, id, e, bloom, MatchingMode::Normal, &mut matched);
+        inline_blocks.clear();
+        if let Some(style_attr) = e.attr("style") {
+            inline_blocks.push(parse_inline(style_attr));
+        }
+        if let Some(inline) = inline_blocks.first() {
+            matched.push((1, u32::MAX, u32::MAX, &inline.normal));
+            matched.push((2, u32::MAX, u32::MAX, &inline.important));
+        }
+        matched.sort_unstable_by_key(|&(level, spec, order, _)| (level, spec, order));
+        let mut style = ComputedStyle::inheriting(parent);
+        for (_, _, _, decls) in &matched {
+            for decl in decls.iter() {
+                self.apply(&mut style, parent, decl);
+            }
+        }
+        // CSS 2.1 §9.7: out-of-flow boxes and the root are block-level.
+        if matches!(style.position, Position::Absolute | Position::Fixed) || self.doc.parent(id) == Some(NodeId::DOCUMENT) {
+            style.display = blockify(style.display);
+        }
+        // Children of flex and grid containers are blockified too.
+        if matches!(parent.display, Display::Flex | Display::Grid) && self.doc.parent(id) != Some(NodeId::DOCUMENT) {
+            style.display = blockify(style.display);
+        }
+        style
+    }
+
+    fn apply(&self, style: &mut ComputedStyle, parent: &ComputedStyle, decl: &Decl) {
+        match *decl {
+            Decl::Display(d) => style.display = d,
+            Decl::Visibility(v) => style.visibility = v,
+            Decl::ContentVisibility(v) => style.content_visibility = v,
+            Decl::Position(p) => style.position = p,
+            Decl::OverflowX(o) => style.overflow_x = o,
+            Decl::OverflowY(o) => style.overflow_y = o,
+            Decl::Opacity(o) => style.opacity = o,
+            Decl::FontSize(f) => {
+                style.font_size = match f {
+                    FontSize::Relative(factor) => parent.font_size * factor,
+                    FontSize::Length(l) => resolve_length(
+                        l,
+                        parent.font_size,
+                        self.root_font_size,
+                        parent.font_size,
+                        (self.env.width, self.env.height),
+                    ),
+                }
+            }
+            Decl::WhiteSpace(w) => style.white_space = w,
+            Decl::TextTransform(t) => style.text_transform = t,
+            Decl::Content(_) => {}
+            Decl::Wide(property, wide) => {
+                let inherit = match wide {
+                    Wide::Inherit => true,
+                    Wide::Initial => false,
+                    Wide::Unset => property.is_inherited(),
+                };
+                let source = if inherit { *parent } else { ComputedStyle::default() };
+                match property {
+                    Property::Display => style.display = source.display,
+                    Property::Visibility => style.visibility = source.visibility,
+                    Property::ContentVisibility => style.content_visibility = source.content_visibility,
+                    Property::Position => style.position = source.position,
+                    Property::OverflowX => style.overflow_x = source.overflow_x,
+                    Property::OverflowY => style.overflow_y = source.overflow_y,
+                    Property::Opacity => style.opacity = source.opacity,
+                    Property::FontSize => style.font_size = source.font_size,
+                    Property::WhiteSpace => style.white_space = source.white_space,
+                    Property::TextTransform => style.text_transform = source.text_transform,
+                    Property::Content => {}
+                }
+            }
+        }
+    }
+
+    /// Computes `::before` and `::after` for a shown element.
+    fn pseudo(&mut self, id: NodeId, bloom: &BloomFilter, out: &mut Styles) {
+        let doc = self.doc;
+        let Some(e) = doc.element(id) else { return };
+        let rules = self.rules;
+        for (index, is_before) in [(&rules.before, true), (&rules.after, false)] {
+            if index.is_empty() {
+                continue;
+            }
+            let mut matched: SmallVec<[Matched<'_>; 16]> = SmallVec::new();
+            self.matching(index, id, e, bloom, MatchingMode::ForStatelessPseudoElement, &mut matched);
+            if matched.is_empty() {
+                continue;
+            }
+            matched.sort_unstable_by_key(|&(level, spec, order, _)| (level, spec, order));
+            let mut display = Display::Inline;
+            let mut content = Content::None;
+            for (_, _, _, decls) in &matched {
+                for decl in decls.iter() {
+                    match decl {
+                        Decl::Display(d) => display = *d,
+                        Decl::Content(c) => content = c.clone(),
+                        Decl::Wide(Property::Content, _) => content = Content::None,
+                        _ => {}
+                    }
+                }
+            }
+            if display == Display::None || content == Content::None {
+                continue;
+            }
+            let pseudo = PseudoStyle { display, content };
+            if is_before {
+                out.before.insert(id, pseudo);
+            } else {
+                out.after.insert(id, pseudo);
+            }
+        }
+    }
+}
+
+/// The block-level equivalent of a display value (CSS Display 3 §2.7).
+fn blockify(d: Display) -> Display {
+    match d {
+        Display::Inline | Display::InlineBlock | Display::TableRow | Display::TableRowGroup
+        | Display::TableCell | Display::TableCaption | Display::TableColumn => Display::Block,
+        other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parse;
+
+    fn styled(html: &str) -> (Document, Styles) {
+        let doc = parse(html.as_bytes(), &Default::default());
+        let styles = cascade(&doc, &CascadeOptions::default());
+        (doc, styles)
+    }
+
+    fn by_id(doc: &Document, id: &str) -> NodeId {
+        doc.element_by_id(id).unwrap_or(NodeId::DOCUMENT)
+    }
+
+    #[test]
+    fn precedence_follows_cascade_4() {
+        let (doc, s) = styled(
+            "<style>
+               #a { display: block } div { display: inline } .c.c { display: flex }
+               #b { display: none !important } #b { display: block }
+               #d { display: grid !important }
+             </style>
+             <div id=a class='c'>a</div><div id=b style='display:block'>b</div>
+             <div id=d style='display:inline'>d</div><div id=e style='display:none !important' class=c>e</div>",
+        );
+        assert_eq!(s.get(by_id(&doc, "a")).display, Display::Block); // id beats two classes
+        assert_eq!(s.get(by_id(&doc, "b")).display, Display::None); // important beats inline
+        assert_eq!(s.get(by_id(&doc, "d")).display, Display::Grid);
+        assert_eq!(s.get(by_id(&doc, "e")).display, Display::None); // inline important wins
+    }
+
+    #[test]
+    fn visibility_rules() {
+        let (doc, s) = styled(
+            "<div id=v style='visibility:hidden'><span id=back style='visibility:visible'>x</span><span id=still>y</span></div>
+             <div id=n style='display:none'><span id=under style='display:block'>z</span></div>
+             <div id=cv style='content-visibility:hidden'><p id=cvchild>q</p></div>
+             <details id=det><summary id=sum>s</summary><p id=detp>d</p></details>
+             <details open><summary>s</summary><p id=openp>d</p></details>
+             <p hidden id=h>h</p><p hidden=until-found id=uf><span id=ufc>u</span></p>
+             <noscript><p>n</p></noscript>",
+        );
+        assert_eq!(s.hidden(by_id(&doc, "v")), Some(Hidden::Invisible));
+        assert_eq!(s.hidden(by_id(&doc, "back")), None);
+        assert_eq!(s.hidden(by_id(&doc, "still")), Some(Hidden::Invisible));
+        assert_eq!(s.hidden(by_id(&doc, "under")), Some(Hidden::DisplayNone));
+        assert_eq!(s.hidden(by_id(&doc, "cv")), None);
+        assert_eq!(s.hidden(by_id(&doc, "cvchild")), Some(Hidden::Skipped));
+        assert_eq!(s.hidden(by_id(&doc, "sum")), None);
+        assert_eq!(s.hidden(by_id(&doc, "detp")), Some(Hidden::Skipped));
+        assert_eq!(s.hidden(by_id(&doc, "openp")), None);
+        assert_eq!(s.hidden(by_id(&doc, "h")), Some(Hidden::DisplayNone));
+        assert_eq!(s.hidden(by_id(&doc, "ufc")), Some(Hidden::Skipped));
+        let noscript = doc
+            .descendants(NodeId::DOCUMENT)
+            .find(|&n| doc.element(n).is_some_and(|e| &*e.name.local == "noscript"));
+        assert!(noscript.is_some_and(|n| s.hidden(n) == Some(Hidden::DisplayNone)));
+    }
+
+    #[test]
+    fn media_queries_use_the_viewport() {
+        let html = "<style>@media (max-width: 600px) { #m { display: none } }</style><p id=m>m</p>";
+        let doc = parse(html.as_bytes(), &Default::default());
+        let wide = cascade(&doc, &CascadeOptions::default());
+        let narrow = cascade(
+            &doc,
+            &CascadeOptions { viewport: Viewport { width: 400, height: 800 }, ..Default::default() },
+        );
+        assert!(wide.is_visible(by_id(&doc, "m")));
+        assert!(!narrow.is_visible(by_id(&doc, "m")));
+    }
+
+    #[test]
+    fn linked_sheets_apply_where_linked() {
+        let options = crate::ParseOptions { url: url::Url::parse("https://x.test/p/").ok(), ..Default::default() };
+        let doc = parse(b"<link rel=stylesheet href=a.css><style>#t{display:block}</style><p id=t>t", &options);
+        let styles = cascade(
+            &doc,
+            &CascadeOptions {
+                stylesheets: vec![StylesheetText { url: Some("https://x.test/p/a.css".into()), text: "#t{display:none}".into() }],
+                ..Default::default()
+            },
+        );
+        // The <style> comes later in tree order, so it wins.
+        assert_eq!(styles.get(by_id(&doc, "t")).display, Display::Block);
+        let user = cascade(
+            &doc,
+            &CascadeOptions {
+                stylesheets: vec![StylesheetText { url: None, text: "#t{display:none}".into() }],
+                ..Default::default()
+            },
+        );
+        assert_eq!(user.get(by_id(&doc, "t")).display, Display::None);
+    }
+
+    #[test]
+    fn pseudo_elements_and_inheritance() {
+        let (doc, s) = styled(
+            "<style>.b::before{content:'x'} .a::after{content:attr(title)} .n::before{content:none}
+              p { font-size: 20px; text-transform: uppercase } span { font-size: 2em }</style>
+             <p id=p class='b a n' title=t><span id=s>s</span></p>",
+        );
+        let p = by_id(&doc, "p");
+        // `.n::before { content: none }` comes later and wins.
+        assert!(s.before(p).is_none());
+        assert_eq!(
+            s.after(p).map(|a| a.content.clone()),
+            Some(Content::Items(vec![values::ContentItem::Attr("title".into())], None))
+        );
+        let span = by_id(&doc, "s");
+        assert_eq!(s.get(span).font_size, 40.0);
+        assert_eq!(s.get(span).text_transform, TextTransform::Uppercase);
+    }
+
+    #[test]
+    fn descendant_selectors_with_bloom_filter() {
+        let (doc, s) = styled(
+            "<style>.menu .item { display: none } ul > li.x { display: none } div + p { display: none }</style>
+             <div class=menu><ul><li class='item' id=i1>a</li><li class=x id=i2>b</li></ul></div>
+             <ul><li class=item id=i3>c</li></ul><div></div><p id=sib>s</p>",
+        );
+        assert!(!s.is_visible(by_id(&doc, "i1")));
+        assert!(!s.is_visible(by_id(&doc, "i2")));
+        assert!(s.is_visible(by_id(&doc, "i3")));
+        assert!(!s.is_visible(by_id(&doc, "sib")));
+    }
+}
