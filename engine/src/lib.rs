@@ -1,12 +1,94 @@
-//! whittle's snapshot engine.
+//! whittle's snapshot engine: HTML bytes in, the compact text observation a
+//! model reads out. Pure and synchronous: no I/O, no async, no JSON-RPC, no
+//! browser. It never panics on page data; what it had to recover from is
+//! reported as [`Diagnostic`]s.
+//!
+//! The pipeline, one entry function and one output type per stage:
+//!
+//! | stage | function | output |
+//! |---|---|---|
+//! | parse | [`parse`] | [`Document`] (arena, html5ever through our own `TreeSink`) |
+//! | cascade | [`cascade`] | [`Styles`] (computed values, what is hidden) |
+//! | semantics | [`compute_semantics`] | [`Semantics`] (roles; names, states on demand) |
+//! | tree | [`build_tree`] | [`AxTree`] (the semantic tree, refs assigned) |
+//! | render | [`render`] | [`Observation`] (the text) and [`Envelope`] (the structure) |
+//!
+//! [`snapshot`] runs them all:
+//!
+//! ```
+//! use whittle_engine::{snapshot, RefTable, SnapshotOptions};
+//! let html = br#"<title>Shop</title><nav aria-label="Primary"><a href="/">Home</a></nav>
+//!                <main><h1>Shipping</h1><label>Email <input type=email required></label></main>"#;
+//! let snap = snapshot(html, &SnapshotOptions::default(), &mut RefTable::new());
+//! assert_eq!(
+//!     snap.observation.text(),
+//!     "# Shop\nnav \"Primary\"\n [1] link \"Home\"\nmain\n h1 Shipping\n [2] textbox \"Email\" required\n"
+//! );
+//! ```
+
 pub mod diag;
 pub mod dom;
 pub mod parse;
+pub mod render;
+pub mod semantics;
 pub mod style;
-pub(crate) mod semantics { pub(crate) mod form; }
 pub(crate) mod text;
+pub mod tree;
 
 pub use diag::{Diagnostic, Stage};
 pub use dom::{Document, Edge, Element, NodeData, NodeId};
 pub use parse::{ParseOptions, parse, parse_str};
-pub use style::{CascadeOptions, Styles, cascade};
+pub use render::{Envelope, Observation, RenderOptions, compact_url, render};
+pub use semantics::{AxNode, Semantics, compute_semantics};
+pub use style::{CascadeOptions, Selector, SelectorError, Styles, StylesheetText, Viewport, cascade};
+pub use text::collapse_whitespace;
+pub use tree::{AxTree, RefTable, build_tree};
+
+/// Options for every stage of a snapshot.
+#[derive(Debug, Clone, Default)]
+pub struct SnapshotOptions {
+    /// Parsing.
+    pub parse: ParseOptions,
+    /// The cascade.
+    pub cascade: CascadeOptions,
+    /// Rendering.
+    pub render: RenderOptions,
+}
+
+/// Every stage's output for one page.
+#[derive(Debug)]
+pub struct Snapshot {
+    /// The parsed page.
+    pub document: Document,
+    /// Its styles.
+    pub styles: Styles,
+    /// Its roles.
+    pub semantics: Semantics,
+    /// The semantic tree.
+    pub tree: AxTree,
+    /// The text observation.
+    pub observation: Observation,
+}
+
+impl Snapshot {
+    /// Every stage's diagnostics, in stage order.
+    pub fn diagnostics(&self) -> Vec<Diagnostic> {
+        self.document.diagnostics().iter().chain(self.styles.diagnostics()).cloned().collect()
+    }
+}
+
+/// Runs the whole pipeline on a page's bytes.
+pub fn snapshot(bytes: &[u8], options: &SnapshotOptions, refs: &mut RefTable) -> Snapshot {
+    let document = parse(bytes, &options.parse);
+    snapshot_document(document, options, refs)
+}
+
+/// Runs the pipeline from an already parsed document.
+pub fn snapshot_document(document: Document, options: &SnapshotOptions, refs: &mut RefTable) -> Snapshot {
+    let styles = cascade(&document, &options.cascade);
+    let semantics = compute_semantics(&document, &styles);
+    refs.begin_document();
+    let tree = build_tree(&document, &styles, &semantics, refs);
+    let observation = render(&document, &tree, &options.render);
+    Snapshot { document, styles, semantics, tree, observation }
+}

@@ -1,1 +1,63 @@
-fn main() {}
+//! `whittle`: the command-line entry point.
+
+use clap::{Parser, Subcommand};
+use whittle::cli::{self, Format};
+
+/// whittle: web pages as a few hundred tokens of plain text for AI agents.
+#[derive(Debug, Parser)]
+#[command(name = "whittle", version, about)]
+struct Args {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Print the observation of a page (a file, `-` for stdin, or a URL).
+    Snapshot {
+        /// FILE, URL, or `-`.
+        source: String,
+        /// `text` (the observation) or `json` (the structured envelope).
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
+        /// The page's URL, for the header and for resolving links.
+        #[arg(long)]
+        base_url: Option<String>,
+        /// Also print diagnostics (recovered parse errors, skipped CSS) to stderr.
+        #[arg(short, long)]
+        verbose: bool,
+    },
+    /// Print role, name, states… of each element matching a CSS selector,
+    /// one JSON object per line.
+    Inspect {
+        /// FILE or URL.
+        source: String,
+        /// A CSS selector, e.g. `form input, [role=button]`.
+        selector: String,
+        /// The page's URL.
+        #[arg(long)]
+        base_url: Option<String>,
+    },
+}
+
+fn main() {
+    let args = Args::parse();
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let result = match &args.command {
+        Command::Snapshot { source, format, base_url, verbose } => {
+            cli::snapshot(source, *format, base_url.as_deref(), *verbose, &mut out)
+        }
+        Command::Inspect { source, selector, base_url } => cli::inspect(source, selector, base_url.as_deref(), &mut out),
+    };
+    if let Err(e) = result {
+        // A closed pipe (`| head`) is not an error worth a message.
+        if let cli::CliError::Output(io) = &e
+            && io.kind() == std::io::ErrorKind::BrokenPipe
+        {
+            std::process::exit(0);
+        }
+        eprintln!("whittle: {e}");
+        std::process::exit(e.exit_code());
+    }
+}

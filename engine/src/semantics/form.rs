@@ -6,7 +6,7 @@
 use html5ever::local_name;
 
 use crate::dom::{Document, Element, NodeId};
-use crate::text::{collapse_whitespace, split_html_space};
+use crate::text::collapse_whitespace;
 
 /// The state of an `<input>`'s `type` attribute (HTML §4.10.5): a known
 /// keyword in lower case, `text` for anything else.
@@ -190,10 +190,4 @@ pub fn form_owner(doc: &Document, id: NodeId) -> Option<NodeId> {
         return doc.element_by_id(form).filter(|&f| doc.element(f).is_some_and(|fe| fe.is_html(&local_name!("form"))));
     }
     doc.ancestors(id).find(|&a| doc.element(a).is_some_and(|ae| ae.is_html(&local_name!("form"))))
-}
-
-/// Whether a token list attribute (such as `rel`) contains `token`, ASCII
-/// case-insensitively.
-pub(crate) fn has_token(list: Option<&str>, token: &str) -> bool {
-    list.is_some_and(|l| split_html_space(l).any(|t| t.eq_ignore_ascii_case(token)))
 }

@@ -1,0 +1,179 @@
+//! Stage 5, `render`: the semantic tree as the text observation of
+//! PROTOCOL §1, and the same facts as the structured envelope of §4.
+//!
+//! ```text
+//! # Shipping – Demo Shop · shop.example/checkout
+//! header
+//!  nav "Primary"
+//!   [3] link "Home"
+//! ```
+//!
+//! The scroll part of the header (`↑a ↓b`) needs layout and is left out
+//! until layout exists.
+
+pub mod envelope;
+pub mod url;
+
+use std::fmt::Write;
+
+use crate::dom::Document;
+use crate::semantics::role::Role;
+use crate::tree::{AxTree, Item, Prefix, Segment, Widget};
+pub use envelope::{Envelope, ElementEntry};
+pub use url::compact_url;
+
+/// Display limits.
+#[derive(Debug, Clone)]
+pub struct RenderOptions {
+    /// Names longer than this many characters are cut with `…` in the text
+    /// (the structured elements keep them whole).
+    pub max_name_chars: usize,
+    /// Values longer than this are cut the same way.
+    pub max_value_chars: usize,
+    /// How many options of a combobox/listbox are listed before `+N`.
+    pub max_options: usize,
+}
+
+impl Default for RenderOptions {
+    fn default() -> RenderOptions {
+        RenderOptions { max_name_chars: 160, max_value_chars: 160, max_options: 4 }
+    }
+}
+
+/// The rendered observation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Observation {
+    /// The page title.
+    pub title: String,
+    /// The page URL (in full), if known.
+    pub url: String,
+    /// The header line.
+    pub header: String,
+    /// The tree lines, indented.
+    pub lines: Vec<String>,
+}
+
+impl Observation {
+    /// The whole observation: header and lines, newline-terminated.
+    pub fn text(&self) -> String {
+        let mut out = String::with_capacity(self.header.len() + self.lines.iter().map(|l| l.len() + 1).sum::<usize>() + 1);
+        out.push_str(&self.header);
+        out.push('\n');
+        for l in &self.lines {
+            out.push_str(l);
+            out.push('\n');
+        }
+        out
+    }
+}
+
+/// Renders the observation of a page.
+pub fn render(doc: &Document, tree: &AxTree, options: &RenderOptions) -> Observation {
+    let title = doc.title();
+    let url = doc.url().map(|u| u.to_string()).unwrap_or_default();
+    let compact = doc.url().map(compact_url).unwrap_or_default();
+    let header = match (title.is_empty(), compact.is_empty()) {
+        (false, false) => format!("# {} · {}", one_line(&title), compact),
+        (false, true) => format!("# {}", one_line(&title)),
+        (true, false) => format!("# {compact}"),
+        (true, true) => "#".to_owned(),
+    };
+    let mut lines = Vec::new();
+    tree.walk(|depth, item| {
+        let mut line = " ".repeat(depth);
+        write_item(&mut line, tree, item, options);
+        lines.push(line);
+    });
+    Observation { title, url, header, lines }
+}
+
+fn one_line(s: &str) -> String {
+    crate::text::collapse_whitespace(s)
+}
+
+fn write_item(out: &mut String, tree: &AxTree, item: &Item, options: &RenderOptions) {
+    match item.prefix {
+        Prefix::None => {}
+        Prefix::Heading(level) => {
+            let _ = write!(out, "h{level} ");
+        }
+        Prefix::ListItem => out.push_str("- "),
+        Prefix::Live(role) => {
+            let _ = write!(out, "{}: ", role.as_str());
+        }
+    }
+    for seg in &item.head {
+        match seg {
+            Segment::Text(t) => out.push_str(t),
+            Segment::Widget(w) => write_widget(out, &tree.widgets[*w], options),
+        }
+    }
+    let trimmed = out.trim_end().len();
+    out.truncate(trimmed);
+}
+
+/// The word for a role in the tree: landmarks by their short aliases.
+pub fn role_word(role: Role) -> &'static str {
+    match role {
+        Role::Banner => "header",
+        Role::ContentInfo => "footer",
+        Role::Navigation => "nav",
+        Role::Complementary => "aside",
+        Role::Image => "img",
+        Role::Iframe => "frame",
+        r => r.as_str(),
+    }
+}
+
+/// `[n] role "name" = "value" (options) states ⚿kind`.
+fn write_widget(out: &mut String, w: &Widget, options: &RenderOptions) {
+    if let Some(r) = w.ref_id {
+        let _ = write!(out, "[{r}] ");
+    }
+    out.push_str(role_word(w.role));
+    if !w.name.is_empty() {
+        out.push(' ');
+        quote(out, &w.name, options.max_name_chars);
+    }
+    if !w.value.is_empty() && w.sensitive.is_none() {
+        out.push_str(" = ");
+        quote(out, &w.value, options.max_value_chars);
+    }
+    if !w.options.is_empty() {
+        out.push_str(" (");
+        let shown = w.options.len().min(options.max_options);
+        for (i, o) in w.options.iter().take(shown).enumerate() {
+            if i > 0 {
+                out.push_str(", ");
+            }
+            out.push_str(&crate::text::truncate_chars(&one_line(o), 40));
+        }
+        if w.options.len() > shown {
+            let _ = write!(out, " +{}", w.options.len() - shown);
+        }
+        out.push(')');
+    }
+    for s in w.states.names() {
+        out.push(' ');
+        out.push_str(s);
+    }
+    if let Some(kind) = w.sensitive {
+        out.push_str(" ⚿");
+        out.push_str(kind.as_str());
+    }
+}
+
+/// A quoted string: `"` and `\` escaped, cut at `max` chars.
+fn quote(out: &mut String, s: &str, max: usize) {
+    let s = crate::text::truncate_chars(s, max);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' | '\r' | '\t' => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}

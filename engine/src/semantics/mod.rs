@@ -1,0 +1,334 @@
+//! Stage 3, `compute_semantics`: roles, accessible names and descriptions,
+//! values, states, heading levels and sensitive kinds, as a browser's
+//! accessibility tree exposes them.
+//!
+//! Roles (and the ARIA-hidden/disabled flags that flow down the tree) are
+//! computed for every element in one top-down pass; names, values and states
+//! are computed on demand per element ([`Semantics::ax_node`]), since most
+//! elements never need one. Files: `role.rs` (HTML-AAM + WAI-ARIA roles),
+//! `name.rs` (accname 1.2), `state.rs`, `sensitive.rs`, `form.rs` (HTML form
+//! controls).
+
+pub mod form;
+pub(crate) mod name;
+pub mod role;
+pub mod sensitive;
+pub mod state;
+
+use std::collections::HashMap;
+
+use html5ever::local_name;
+
+use crate::dom::{Document, Element, NodeId};
+use crate::style::Styles;
+use crate::text::{collapse_whitespace, split_html_space, trim_html};
+pub use name::range_value;
+use name::Namer;
+use role::{Context, Role, TableKind, compute_role, table_kind};
+pub use sensitive::Sensitive;
+pub use state::States;
+
+const ARIA_HIDDEN: u8 = 1;
+const ARIA_DISABLED: u8 = 2;
+
+/// Roles and inherited ARIA flags for every node, and each control's labels.
+#[derive(Debug)]
+pub struct Semantics {
+    roles: Vec<Role>,
+    flags: Vec<u8>,
+    labels: HashMap<NodeId, Vec<NodeId>>,
+}
+
+/// Everything the accessibility tree says about one element.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AxNode {
+    /// Its role.
+    pub role: Role,
+    /// Accessible name.
+    pub name: String,
+    /// Accessible description.
+    pub description: String,
+    /// Current value (text in a field, selected option, range value);
+    /// always empty for sensitive fields.
+    pub value: String,
+    /// States.
+    pub states: States,
+    /// Heading level (headings only).
+    pub level: Option<u8>,
+    /// What kind of secret the field holds, if any.
+    pub sensitive: Option<Sensitive>,
+    /// Whether it is hidden from the page (CSS) or from assistive
+    /// technology (`aria-hidden`).
+    pub hidden: bool,
+    /// Option labels of a combobox or listbox.
+    pub options: Vec<String>,
+}
+
+/// Computes roles for a styled document.
+///
+/// ```
+/// use whittle_engine::{parse, cascade, compute_semantics};
+/// let doc = parse(b"<nav aria-label=Primary><a href=/>Home</a></nav>", &Default::default());
+/// let styles = cascade(&doc, &Default::default());
+/// let sem = compute_semantics(&doc, &styles);
+/// let link = doc.descendants(doc.body().unwrap()).find(|&n| sem.role(n).as_str() == "link").unwrap();
+/// assert_eq!(sem.ax_node(&doc, &styles, link).name, "Home");
+/// ```
+pub fn compute_semantics(doc: &Document, styles: &Styles) -> Semantics {
+    // Roles depend on markup only; CSS matters for names (hidden nodes,
+    // generated content, block boundaries), which read `styles` on demand.
+    let _ = styles;
+    let mut roles = vec![Role::None; doc.len()];
+    let mut flags = vec![0u8; doc.len()];
+    let mut child_ctx: Vec<Context> = vec![Context::default(); doc.len()];
+    let mut labels: HashMap<NodeId, Vec<NodeId>> = HashMap::new();
+
+    for id in doc.descendants(NodeId::DOCUMENT) {
+        let parent = doc.parent(id);
+        let ctx = parent.map(|p| child_ctx[p.index()]).unwrap_or_default();
+        let parent_flags = parent.map(|p| flags[p.index()]).unwrap_or(0);
+        let Some(e) = doc.element(id) else {
+            flags[id.index()] = parent_flags;
+            child_ctx[id.index()] = ctx;
+            continue;
+        };
+        let mut f = parent_flags;
+        if is_true(e, "aria-hidden") && !e.is_html(&local_name!("html")) && !e.is_html(&local_name!("body")) {
+            f |= ARIA_HIDDEN;
+        }
+        if is_true(e, "aria-disabled") {
+            f |= ARIA_DISABLED;
+        }
+        flags[id.index()] = f;
+
+        let mut own_ctx = ctx;
+        if e.is_html(&local_name!("table")) {
+            own_ctx.table = Some(table_kind(doc, id, e));
+        }
+        let role = compute_role(doc, id, e, &own_ctx, &|with_title| author_named(doc, e, with_title));
+        roles[id.index()] = role;
+
+        if e.is_html(&local_name!("label"))
+            && let Some(control) = form::labeled_control(doc, id)
+        {
+            labels.entry(control).or_default().push(id);
+        }
+
+        let mut next = own_ctx;
+        if !role.is_generic() {
+            next.grandparent_role = ctx.parent_role;
+            next.parent_role = Some(role);
+        }
+        match role {
+            Role::Article | Role::Complementary | Role::Navigation | Role::Region => next.sectioning = Some(true),
+            Role::Main => next.sectioning = Some(next.sectioning.unwrap_or(false)),
+            Role::Generic if e.is_html(&local_name!("section")) || e.is_html(&local_name!("aside")) => {
+                next.sectioning = Some(true)
+            }
+            Role::Table => next.table = Some(own_ctx.table.filter(|k| *k != TableKind::Layout).unwrap_or(TableKind::Data)),
+            Role::Grid | Role::TreeGrid => next.table = Some(TableKind::Grid),
+            _ => {}
+        }
+        if role.children_presentational() {
+            next.presentational_children = true;
+        }
+        child_ctx[id.index()] = next;
+    }
+    Semantics { roles, flags, labels }
+}
+
+fn is_true(e: &Element, attr: &str) -> bool {
+    e.attr(attr).is_some_and(|v| trim_html(v).eq_ignore_ascii_case("true"))
+}
+
+/// Whether the author named the element (`aria-labelledby` with text,
+/// `aria-label`, and, when `with_title`, `title`).
+fn author_named(doc: &Document, e: &Element, with_title: bool) -> bool {
+    if let Some(ids) = e.attr("aria-labelledby") {
+        let named = split_html_space(ids)
+            .filter_map(|t| doc.element_by_id(t))
+            .any(|r| !collapse_whitespace(&doc.text_content(r)).is_empty() || has_label_attr(doc.element(r)));
+        if named {
+            return true;
+        }
+    }
+    if e.attr("aria-label").is_some_and(|l| !trim_html(l).is_empty()) {
+        return true;
+    }
+    with_title && e.attr("title").is_some_and(|t| !trim_html(t).is_empty())
+}
+
+fn has_label_attr(e: Option<&Element>) -> bool {
+    e.is_some_and(|e| e.attr("aria-label").is_some_and(|l| !trim_html(l).is_empty()) || e.has_attr("alt"))
+}
+
+impl Semantics {
+    /// The computed role (`Role::None` for non-elements).
+    #[inline]
+    pub fn role(&self, id: NodeId) -> Role {
+        self.roles[id.index()]
+    }
+
+    /// Whether the node is inside an `aria-hidden="true"` subtree.
+    #[inline]
+    pub fn is_aria_hidden(&self, id: NodeId) -> bool {
+        self.flags[id.index()] & ARIA_HIDDEN != 0
+    }
+
+    #[inline]
+    pub(crate) fn is_aria_disabled(&self, id: NodeId) -> bool {
+        self.flags[id.index()] & ARIA_DISABLED != 0
+    }
+
+    /// Whether the node is hidden from a person or from assistive
+    /// technology.
+    pub fn is_hidden(&self, styles: &Styles, id: NodeId) -> bool {
+        styles.hidden(id).is_some() || self.is_aria_hidden(id)
+    }
+
+    /// The `<label>` elements of a control, in tree order.
+    pub fn labels_of(&self, id: NodeId) -> &[NodeId] {
+        self.labels.get(&id).map(Vec::as_slice).unwrap_or(&[])
+    }
+
+    /// Everything about one element. For many elements, use
+    /// [`Semantics::namer`] and [`Semantics::ax_node_with`] to share the
+    /// name computer.
+    pub fn ax_node(&self, doc: &Document, styles: &Styles, id: NodeId) -> AxNode {
+        let mut namer = self.namer(doc, styles);
+        self.ax_node_with(&mut namer, doc, styles, id)
+    }
+
+    /// A name computer for this document.
+    pub fn namer<'a>(&'a self, doc: &'a Document, styles: &'a Styles) -> NameComputer<'a> {
+        NameComputer(Namer::new(doc, styles, self))
+    }
+
+    /// Everything about one element, with a shared name computer.
+    pub fn ax_node_with(&self, namer: &mut NameComputer<'_>, doc: &Document, styles: &Styles, id: NodeId) -> AxNode {
+        let role = self.role(id);
+        let Some(e) = doc.element(id) else {
+            return AxNode {
+                role,
+                name: String::new(),
+                description: String::new(),
+                value: String::new(),
+                states: States::default(),
+                level: None,
+                sensitive: None,
+                hidden: self.is_hidden(styles, id),
+                options: Vec::new(),
+            };
+        };
+        let name = namer.0.name(id);
+        let description = namer.0.description(id, &name);
+        let sensitive = sensitive::sensitive_kind(e, &name);
+        let value = if sensitive.is_some() { String::new() } else { self.value(doc, id, e, role) };
+        AxNode {
+            role,
+            states: state::compute_states(doc, self, id, e, role),
+            level: (role == Role::Heading).then(|| state::heading_level(e)),
+            sensitive,
+            hidden: self.is_hidden(styles, id),
+            options: self.options(doc, id, e, role),
+            name,
+            description,
+            value,
+        }
+    }
+
+    /// The value a person sees in a control.
+    fn value(&self, doc: &Document, id: NodeId, e: &Element, role: Role) -> String {
+        match role {
+            Role::Textbox | Role::Searchbox | Role::Combobox | Role::Listbox => {
+                if e.is_html(&local_name!("input")) || e.is_html(&local_name!("textarea")) || e.is_html(&local_name!("select")) {
+                    form::control_value(doc, id)
+                } else if role == Role::Textbox || role == Role::Searchbox {
+                    collapse_whitespace(&doc.text_content(id))
+                } else {
+                    String::new()
+                }
+            }
+            Role::Slider | Role::SpinButton | Role::ProgressBar | Role::Meter | Role::Scrollbar => {
+                range_value(doc, id, e)
+            }
+            _ => String::new(),
+        }
+    }
+
+    /// Option labels of a select, or the options an ARIA listbox owns.
+    fn options(&self, doc: &Document, id: NodeId, e: &Element, role: Role) -> Vec<String> {
+        match role {
+            Role::Combobox | Role::Listbox if e.is_html(&local_name!("select")) => {
+                form::select_options(doc, id).into_iter().map(|o| form::option_label(doc, o)).collect()
+            }
+            Role::Listbox => doc
+                .descendants(id)
+                .skip(1)
+                .filter(|&d| self.role(d) == Role::Option)
+                .map(|d| collapse_whitespace(&doc.text_content(d)))
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// A plain-text dump: each element with a role other than generic/none,
+    /// indented by tree depth, with name, value and states.
+    pub fn dump(&self, doc: &Document, styles: &Styles) -> String {
+        use std::fmt::Write;
+        let mut out = String::new();
+        let mut namer = self.namer(doc, styles);
+        let mut depth = 0usize;
+        for edge in doc.traverse(NodeId::DOCUMENT) {
+            match edge {
+                crate::dom::Edge::Open(id) => {
+                    if doc.element(id).is_none() {
+                        continue;
+                    }
+                    depth += 1;
+                    if self.role(id).is_generic() {
+                        continue;
+                    }
+                    let ax = self.ax_node_with(&mut namer, doc, styles, id);
+                    let _ = write!(out, "{}{}", " ".repeat(depth - 1), ax.role.as_str());
+                    if !ax.name.is_empty() {
+                        let _ = write!(out, " {:?}", ax.name);
+                    }
+                    if !ax.value.is_empty() {
+                        let _ = write!(out, " = {:?}", ax.value);
+                    }
+                    for s in ax.states.names() {
+                        let _ = write!(out, " {s}");
+                    }
+                    if ax.hidden {
+                        out.push_str(" (hidden)");
+                    }
+                    out.push('\n');
+                }
+                crate::dom::Edge::Close(id) => {
+                    if doc.element(id).is_some() {
+                        depth -= 1;
+                    }
+                }
+            }
+        }
+        out
+    }
+}
+
+/// Computes accessible names for many elements of one document, with a
+/// node budget per name so that hostile pages stay linear.
+pub struct NameComputer<'a>(Namer<'a>);
+
+impl std::fmt::Debug for NameComputer<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("NameComputer")
+    }
+}
+
+impl NameComputer<'_> {
+    /// The accessible name of an element.
+    pub fn name(&mut self, id: NodeId) -> String {
+        self.0.name(id)
+    }
+}

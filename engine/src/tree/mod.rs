@@ -1,0 +1,766 @@
+//! Stage 4, `build_tree`: the semantic tree a model reads, built from the
+//! Document, its Styles and its Semantics.
+//!
+//! What happens to each element:
+//! - hidden (CSS or `aria-hidden`): dropped and counted;
+//! - a control, link, image or frame: one *widget* in the current line
+//!   (its own line when its box is block-level); its content is its name;
+//! - a landmark, list, table, dialog, named group, …: a *container* item
+//!   with its own line and its content one level deeper;
+//! - a heading, live region or table row: one line of its own;
+//! - a list item: `- a · b` (its simple lines joined), nested structure
+//!   below it;
+//! - any other block box: a line break; any other inline box: nothing (its
+//!   text flows into the current line, so inline runs stay on one line).
+//!
+//! Generic wrappers therefore add no depth. Labels, legends, captions and
+//! figcaptions whose text became the name of what they label are not
+//! repeated. Refs are assigned at the end, in tree order, to what can be
+//! acted on or expanded. The walk is iterative.
+
+pub mod refs;
+
+use std::collections::HashSet;
+
+use html5ever::local_name;
+
+use crate::dom::{Document, Edge, Element, NodeData, NodeId};
+use crate::semantics::{AxNode, NameComputer, Semantics, Sensitive, States, role::Role};
+use crate::style::values::Display;
+use crate::style::{Hidden, Styles};
+pub use refs::RefTable;
+
+/// Index of an item in [`AxTree::items`].
+pub type ItemId = usize;
+
+/// Something shown with a role: a control, link, image, frame, or the head
+/// of a container.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Widget {
+    /// The element.
+    pub node: NodeId,
+    /// Its ref, once assigned.
+    pub ref_id: Option<u32>,
+    /// Whether it gets a ref.
+    pub wants_ref: bool,
+    /// Its role.
+    pub role: Role,
+    /// Accessible name.
+    pub name: String,
+    /// Value (empty for sensitive fields).
+    pub value: String,
+    /// Option labels (comboboxes, listboxes).
+    pub options: Vec<String>,
+    /// States.
+    pub states: States,
+    /// Sensitive kind.
+    pub sensitive: Option<Sensitive>,
+}
+
+/// A piece of a line.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Segment {
+    /// Text, whitespace already collapsed.
+    Text(String),
+    /// A widget (index into [`AxTree::widgets`]).
+    Widget(usize),
+}
+
+/// How an item's line begins.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Prefix {
+    /// Nothing.
+    None,
+    /// `hN `.
+    Heading(u8),
+    /// `- `.
+    ListItem,
+    /// `alert: `, `status: `, …
+    Live(Role),
+}
+
+/// One item of the tree: a line (possibly empty for a pure container) and
+/// the items one level below it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Item {
+    /// The element the item stands for, if any.
+    pub node: Option<NodeId>,
+    /// How the line begins.
+    pub prefix: Prefix,
+    /// The line.
+    pub head: Vec<Segment>,
+    /// Items one level deeper.
+    pub children: Vec<ItemId>,
+}
+
+/// Counts of what was left out or masked.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Counters {
+    /// Hidden subtrees (and invisible text) with content, not sent.
+    pub omitted_not_visible: u32,
+    /// Sensitive fields whose value was withheld.
+    pub redacted_fields: u32,
+    /// Frames shown only as one line.
+    pub frames_masked: u32,
+}
+
+/// The semantic tree.
+#[derive(Debug, Clone, Default)]
+pub struct AxTree {
+    /// All items; `roots` and `children` index into it.
+    pub items: Vec<Item>,
+    /// The top-level items.
+    pub roots: Vec<ItemId>,
+    /// All widgets.
+    pub widgets: Vec<Widget>,
+    /// What was left out.
+    pub counters: Counters,
+}
+
+impl AxTree {
+    /// The widgets that have refs, in ref order.
+    pub fn referenced(&self) -> impl Iterator<Item = &Widget> {
+        let mut list: Vec<&Widget> = self.widgets.iter().filter(|w| w.ref_id.is_some()).collect();
+        list.sort_by_key(|w| w.ref_id);
+        list.into_iter()
+    }
+
+    /// Calls `f(depth, item)` for every item in tree order, without
+    /// recursion.
+    pub fn walk(&self, mut f: impl FnMut(usize, &Item)) {
+        let mut stack: Vec<(usize, ItemId)> = self.roots.iter().rev().map(|&r| (0, r)).collect();
+        while let Some((depth, id)) = stack.pop() {
+            let item = &self.items[id];
+            f(depth, item);
+            for &c in item.children.iter().rev() {
+                stack.push((depth + 1, c));
+            }
+        }
+    }
+}
+
+/// Builds the semantic tree and assigns refs from `refs`.
+pub fn build_tree(doc: &Document, styles: &Styles, sem: &Semantics, refs: &mut RefTable) -> AxTree {
+    let mut b = Builder {
+        doc,
+        styles,
+        sem,
+        namer: sem.namer(doc, styles),
+        tree: AxTree::default(),
+        sinks: vec![Sink { item: None, single_line: false, line: Vec::new() }],
+        consumed: consumed_labels(doc, styles, sem),
+        suppress_text: 0,
+    };
+    b.run();
+    let mut tree = b.tree;
+    prune_empty(&mut tree);
+    assign_refs(&mut tree, refs);
+    tree
+}
+
+/// `<label>`s whose text is the name of the visible control they label:
+/// their text is not shown again.
+fn consumed_labels(doc: &Document, styles: &Styles, sem: &Semantics) -> HashSet<NodeId> {
+    let mut out = HashSet::new();
+    for id in doc.descendants(NodeId::DOCUMENT) {
+        let Some(e) = doc.element(id) else { continue };
+        if !e.is_html(&local_name!("label")) {
+            continue;
+        }
+        let Some(control) = crate::semantics::form::labeled_control(doc, id) else { continue };
+        let Some(ce) = doc.element(control) else { continue };
+        let named_otherwise = ce.attr("aria-label").is_some_and(|l| !l.trim().is_empty()) || ce.has_attr("aria-labelledby");
+        if !named_otherwise && !sem.is_hidden(styles, control) && sem.role(control) != Role::None {
+            out.insert(id);
+        }
+    }
+    out
+}
+
+/// A piece of a line under construction.
+#[derive(Debug, Clone)]
+enum Piece {
+    Text(String),
+    Space,
+    Sep(&'static str),
+    Widget(usize),
+}
+
+/// Where content goes: a container (lines become child items) or a
+/// single-line item (boundaries become spaces).
+#[derive(Debug)]
+struct Sink {
+    item: Option<ItemId>,
+    single_line: bool,
+    line: Vec<Piece>,
+}
+
+/// What to undo when an element closes.
+#[derive(Debug, Default, Clone, Copy)]
+struct Frame {
+    pop_sink: bool,
+    boundary: bool,
+    soft_space: bool,
+    suppress: bool,
+}
+
+struct Builder<'a> {
+    doc: &'a Document,
+    styles: &'a Styles,
+    sem: &'a Semantics,
+    namer: NameComputer<'a>,
+    tree: AxTree,
+    sinks: Vec<Sink>,
+    consumed: HashSet<NodeId>,
+    suppress_text: u32,
+}
+
+/// How an element is shown.
+enum Kind {
+    Widget,
+    Container,
+    Heading,
+    Live,
+    ListItem,
+    Row,
+    Cell,
+    Break,
+    Block,
+    InlineBlock,
+    Inline,
+    Skip,
+}
+
+fn container_role(role: Role) -> bool {
+    matches!(
+        role,
+        Role::Banner
+            | Role::ContentInfo
+            | Role::Navigation
+            | Role::Complementary
+            | Role::Main
+            | Role::Search
+            | Role::Region
+            | Role::Form
+            | Role::List
+            | Role::Table
+            | Role::Grid
+            | Role::TreeGrid
+            | Role::Dialog
+            | Role::AlertDialog
+            | Role::Group
+            | Role::RadioGroup
+            | Role::TabList
+            | Role::TabPanel
+            | Role::Menu
+            | Role::Menubar
+            | Role::Toolbar
+            | Role::Tree
+            | Role::Figure
+            | Role::Article
+            | Role::Feed
+    )
+}
+
+/// Containers shown only when they have a name.
+fn needs_name(role: Role) -> bool {
+    matches!(role, Role::Group | Role::TabPanel | Role::Figure | Role::RadioGroup | Role::Toolbar | Role::TabList)
+}
+
+/// Roles that get refs.
+fn wants_ref(role: Role) -> bool {
+    (role.is_interactive() && role != Role::GridCell)
+        || matches!(role, Role::Iframe | Role::List | Role::Table | Role::Grid | Role::TreeGrid | Role::Tree | Role::Form)
+}
+
+impl Builder<'_> {
+    fn run(&mut self) {
+        let doc = self.doc;
+        let mut frames: Vec<Frame> = Vec::new();
+        let mut walk = doc.traverse(NodeId::DOCUMENT);
+        while let Some(edge) = walk.next() {
+            match edge {
+                Edge::Open(id) => {
+                    match &doc.node(id).data {
+                        NodeData::Text(t) => {
+                            if self.suppress_text == 0 {
+                                self.text(id, t);
+                            }
+                            walk.skip_children(id);
+                            frames.push(Frame::default());
+                        }
+                        NodeData::Element(e) => {
+                            let (frame, descend) = self.open(id, e);
+                            frames.push(frame);
+                            if !descend {
+                                walk.skip_children(id);
+                            }
+                        }
+                        NodeData::Document => frames.push(Frame::default()),
+                        _ => {
+                            walk.skip_children(id);
+                            frames.push(Frame::default());
+                        }
+                    }
+                }
+                Edge::Close(_) => {
+                    let frame = frames.pop().unwrap_or_default();
+                    self.close(frame);
+                }
+            }
+        }
+        // The document frame closed; flush what is left.
+        self.flush_line();
+    }
+
+    fn text(&mut self, id: NodeId, text: &str) {
+        let hidden = self.styles.hidden(id);
+        if hidden.is_some() || self.sem.is_aria_hidden(id) {
+            if matches!(hidden, Some(Hidden::Invisible)) && !text.trim().is_empty() {
+                self.tree.counters.omitted_not_visible += 1;
+            }
+            return;
+        }
+        let style = self.styles.get(id);
+        let text = style.text_transform.apply(text);
+        let keep_newlines = style.white_space.keeps_newlines();
+        let single = self.sinks.last().is_some_and(|s| s.single_line);
+        if keep_newlines && !single && text.contains('\n') {
+            let mut first = true;
+            for part in text.split('\n') {
+                if !first {
+                    self.hard_break();
+                }
+                first = false;
+                self.push(Piece::Text(part.to_owned()));
+            }
+        } else {
+            self.push(Piece::Text(text));
+        }
+    }
+
+    fn push(&mut self, piece: Piece) {
+        if let Some(s) = self.sinks.last_mut() {
+            s.line.push(piece);
+        }
+    }
+
+    /// A block boundary: a new line in a container, a space in a line.
+    fn boundary(&mut self) {
+        if self.sinks.last().is_some_and(|s| s.single_line) {
+            self.push(Piece::Space);
+        } else {
+            self.flush_line();
+        }
+    }
+
+    fn hard_break(&mut self) {
+        self.boundary();
+    }
+
+    /// Turns the current container line into an item.
+    fn flush_line(&mut self) {
+        let Some(sink) = self.sinks.last_mut() else { return };
+        if sink.single_line || sink.line.is_empty() {
+            return;
+        }
+        let pieces = std::mem::take(&mut sink.line);
+        let parent = sink.item;
+        let head = finalize(&pieces);
+        if head.is_empty() {
+            return;
+        }
+        let item = self.new_item(None, Prefix::None, head);
+        self.attach(parent, item);
+    }
+
+    fn new_item(&mut self, node: Option<NodeId>, prefix: Prefix, head: Vec<Segment>) -> ItemId {
+        self.tree.items.push(Item { node, prefix, head, children: Vec::new() });
+        self.tree.items.len() - 1
+    }
+
+    fn attach(&mut self, parent: Option<ItemId>, child: ItemId) {
+        match parent {
+            Some(p) => self.tree.items[p].children.push(child),
+            None => self.tree.roots.push(child),
+        }
+    }
+
+    fn current_item(&self) -> Option<ItemId> {
+        self.sinks.last().and_then(|s| s.item)
+    }
+
+    fn in_single_line(&self) -> bool {
+        self.sinks.last().is_some_and(|s| s.single_line)
+    }
+
+    fn widget(&mut self, id: NodeId, ax: AxNode) -> usize {
+        if ax.sensitive.is_some() {
+            self.tree.counters.redacted_fields += 1;
+        }
+        if ax.role == Role::Iframe {
+            self.tree.counters.frames_masked += 1;
+        }
+        self.tree.widgets.push(Widget {
+            node: id,
+            ref_id: None,
+            wants_ref: wants_ref(ax.role),
+            role: ax.role,
+            name: ax.name,
+            value: ax.value,
+            options: ax.options,
+            states: ax.states,
+            sensitive: ax.sensitive,
+        });
+        self.tree.widgets.len() - 1
+    }
+
+    fn classify(&self, id: NodeId, e: &Element, role: Role) -> Kind {
+        let display = self.styles.get(id).display;
+        if e.is_html(&local_name!("br")) {
+            return Kind::Break;
+        }
+        if matches!(*e.local_name(), local_name!("video") | local_name!("audio")) && e.is_html_element() {
+            return Kind::Skip;
+        }
+        let widget_role = (role.is_interactive() && role != Role::GridCell)
+            || matches!(role, Role::Image | Role::Iframe | Role::Meter | Role::ProgressBar);
+        if widget_role {
+            return Kind::Widget;
+        }
+        match role {
+            Role::Heading => return Kind::Heading,
+            Role::Alert | Role::Status | Role::Log | Role::Timer | Role::Marquee => return Kind::Live,
+            Role::ListItem => return Kind::ListItem,
+            Role::Row => return Kind::Row,
+            Role::Cell | Role::GridCell | Role::ColumnHeader | Role::RowHeader => return Kind::Cell,
+            r if container_role(r) => return Kind::Container,
+            _ => {}
+        }
+        match display {
+            Display::Inline | Display::Contents => Kind::Inline,
+            Display::InlineBlock => Kind::InlineBlock,
+            _ => Kind::Block,
+        }
+    }
+
+    /// Handles an element opening; returns what to do on close and whether
+    /// to walk its children.
+    fn open(&mut self, id: NodeId, e: &Element) -> (Frame, bool) {
+        let mut frame = Frame::default();
+        // Hidden: count, skip. `visibility:hidden` alone lets visible
+        // descendants through, so those are walked.
+        match self.styles.hidden(id) {
+            Some(Hidden::Invisible) if !self.sem.is_aria_hidden(id) => return (frame, true),
+            Some(_) => {
+                if has_content(self.doc, id) {
+                    self.tree.counters.omitted_not_visible += 1;
+                }
+                return (frame, false);
+            }
+            None if self.sem.is_aria_hidden(id) => {
+                if has_content(self.doc, id) {
+                    self.tree.counters.omitted_not_visible += 1;
+                }
+                return (frame, false);
+            }
+            None => {}
+        }
+        if self.consumed.contains(&id) {
+            self.suppress_text += 1;
+            frame.suppress = true;
+        }
+        let role = self.sem.role(id);
+        let kind = self.classify(id, e, role);
+        match kind {
+            Kind::Skip => return (frame, false),
+            Kind::Break => {
+                self.boundary();
+                return (frame, false);
+            }
+            Kind::Inline => {}
+            Kind::InlineBlock => {
+                self.push(Piece::Space);
+                frame.soft_space = true;
+            }
+            Kind::Block => {
+                self.boundary();
+                frame.boundary = true;
+            }
+            Kind::Widget => {
+                let ax = self.sem.ax_node_with(&mut self.namer, self.doc, self.styles, id);
+                if role == Role::Image && ax.name.trim().is_empty() {
+                    return (frame, false);
+                }
+                let block = !self.styles.get(id).display.is_inline_level();
+                if block {
+                    self.boundary();
+                } else {
+                    self.push(Piece::Space);
+                }
+                let w = self.widget(id, ax);
+                self.push(Piece::Widget(w));
+                if block {
+                    self.boundary();
+                } else {
+                    self.push(Piece::Space);
+                }
+                if frame.suppress {
+                    self.suppress_text -= 1;
+                }
+                return (Frame::default(), false);
+            }
+            Kind::Container => {
+                if self.in_single_line() {
+                    self.push(Piece::Space);
+                    frame.soft_space = true;
+                } else {
+                    let ax = self.sem.ax_node_with(&mut self.namer, self.doc, self.styles, id);
+                    if needs_name(role) && ax.name.is_empty() {
+                        self.boundary();
+                        frame.boundary = true;
+                    } else {
+                        self.consume_caption(id, e, &ax);
+                        self.flush_line();
+                        let w = self.widget(id, ax);
+                        let item = self.new_item(Some(id), Prefix::None, vec![Segment::Widget(w)]);
+                        let parent = self.current_item();
+                        self.attach(parent, item);
+                        self.sinks.push(Sink { item: Some(item), single_line: false, line: Vec::new() });
+                        frame.pop_sink = true;
+                    }
+                }
+            }
+            Kind::Heading | Kind::Live | Kind::Row => {
+                if self.in_single_line() {
+                    self.push(Piece::Space);
+                    frame.soft_space = true;
+                } else {
+                    self.flush_line();
+                    let prefix = match kind {
+                        Kind::Heading => Prefix::Heading(crate::semantics::state::heading_level(e)),
+                        Kind::Live => Prefix::Live(role),
+                        _ => Prefix::None,
+                    };
+                    let item = self.new_item(Some(id), prefix, Vec::new());
+                    let parent = self.current_item();
+                    self.attach(parent, item);
+                    self.sinks.push(Sink { item: Some(item), single_line: true, line: Vec::new() });
+                    frame.pop_sink = true;
+                }
+            }
+            Kind::ListItem => {
+                if self.in_single_line() {
+                    self.push(Piece::Space);
+                    frame.soft_space = true;
+                } else {
+                    self.flush_line();
+                    let item = self.new_item(Some(id), Prefix::ListItem, Vec::new());
+                    let parent = self.current_item();
+                    self.attach(parent, item);
+                    self.sinks.push(Sink { item: Some(item), single_line: false, line: Vec::new() });
+                    frame.pop_sink = true;
+                }
+            }
+            Kind::Cell => {
+                if self.in_single_line() {
+                    if self.sinks.last().is_some_and(|s| !s.line.is_empty()) {
+                        self.push(Piece::Sep(" | "));
+                    }
+                } else {
+                    self.boundary();
+                    frame.boundary = true;
+                }
+            }
+        }
+        (frame, true)
+    }
+
+    /// A fieldset's legend, a table's caption or a figure's figcaption
+    /// that became the container's name is not shown again.
+    fn consume_caption(&mut self, id: NodeId, e: &Element, ax: &AxNode) {
+        if ax.name.is_empty() || e.has_attr("aria-label") || e.has_attr("aria-labelledby") {
+            return;
+        }
+        let wanted = match *e.local_name() {
+            local_name!("fieldset") => local_name!("legend"),
+            local_name!("table") => local_name!("caption"),
+            local_name!("figure") => local_name!("figcaption"),
+            _ => return,
+        };
+        if let Some(c) = self.doc.element_children(id).find(|&c| self.doc.element(c).is_some_and(|ce| ce.is_html(&wanted))) {
+            self.consumed.insert(c);
+        }
+    }
+
+    fn close(&mut self, frame: Frame) {
+        if frame.pop_sink {
+            let single = self.in_single_line();
+            if !single {
+                self.flush_line();
+            }
+            if let Some(sink) = self.sinks.pop()
+                && let Some(item) = sink.item
+            {
+                if single {
+                    self.tree.items[item].head = finalize(&sink.line);
+                } else if self.tree.items[item].prefix == Prefix::ListItem {
+                    self.merge_list_item(item);
+                }
+            }
+        }
+        if frame.boundary {
+            self.boundary();
+        }
+        if frame.soft_space {
+            self.push(Piece::Space);
+        }
+        if frame.suppress {
+            self.suppress_text -= 1;
+        }
+    }
+
+    /// A list item's leading simple lines become its own line, joined by
+    /// ` · `; anything structured stays below it.
+    fn merge_list_item(&mut self, item: ItemId) {
+        let children = std::mem::take(&mut self.tree.items[item].children);
+        let mut head: Vec<Segment> = Vec::new();
+        let mut rest = Vec::new();
+        let mut merging = true;
+        for c in children {
+            let child = &self.tree.items[c];
+            let simple = child.children.is_empty() && child.prefix == Prefix::None && child.node.is_none();
+            if merging && simple {
+                if !head.is_empty() {
+                    head.push(Segment::Text(" · ".to_owned()));
+                }
+                head.extend(child.head.iter().cloned());
+            } else {
+                merging = false;
+                rest.push(c);
+            }
+        }
+        let it = &mut self.tree.items[item];
+        it.head = head;
+        it.children = rest;
+    }
+}
+
+/// Whether a hidden subtree holds anything a person would have seen: text
+/// or a control.
+fn has_content(doc: &Document, id: NodeId) -> bool {
+    doc.descendants(id).any(|d| match &doc.node(d).data {
+        NodeData::Text(t) => !t.trim().is_empty(),
+        NodeData::Element(e) => {
+            e.is_html_element()
+                && matches!(
+                    *e.local_name(),
+                    local_name!("input") | local_name!("button") | local_name!("select") | local_name!("textarea")
+                        | local_name!("img")
+                )
+        }
+        _ => false,
+    })
+}
+
+/// Joins the pieces of a line: whitespace collapsed, no space at either
+/// end, widgets kept apart from words.
+fn finalize(pieces: &[Piece]) -> Vec<Segment> {
+    let mut out: Vec<Segment> = Vec::new();
+    let mut text = String::new();
+    let mut pending_space = false;
+    let mut after_widget = false;
+    let mut any = false;
+    for piece in pieces {
+        match piece {
+            Piece::Text(t) => {
+                for c in t.chars() {
+                    if crate::text::is_html_space(c) {
+                        pending_space = true;
+                        continue;
+                    }
+                    if any && (pending_space || (after_widget && c.is_alphanumeric())) && !text.ends_with(' ') {
+                        text.push(' ');
+                    }
+                    pending_space = false;
+                    after_widget = false;
+                    text.push(c);
+                    any = true;
+                }
+            }
+            Piece::Space => pending_space = true,
+            Piece::Sep(s) => {
+                if any {
+                    let trimmed = text.trim_end_matches(' ').len();
+                    text.truncate(trimmed);
+                    text.push_str(s);
+                    pending_space = false;
+                    after_widget = false;
+                }
+            }
+            Piece::Widget(w) => {
+                if any && (pending_space || text.chars().last().is_some_and(char::is_alphanumeric) || after_widget)
+                    && !text.ends_with(' ')
+                {
+                    text.push(' ');
+                }
+                if !text.is_empty() {
+                    out.push(Segment::Text(std::mem::take(&mut text)));
+                }
+                out.push(Segment::Widget(*w));
+                pending_space = false;
+                after_widget = true;
+                any = true;
+            }
+        }
+    }
+    let trimmed = text.trim_end_matches(' ').len();
+    text.truncate(trimmed);
+    if text.ends_with(" | ") || text.ends_with(" |") {
+        let t = text.trim_end_matches([' ', '|']).len();
+        text.truncate(t);
+    }
+    if !text.is_empty() {
+        out.push(Segment::Text(text));
+    }
+    out
+}
+
+/// Drops containers that ended up empty (an empty `<ul>`, a `<nav>` whose
+/// links were all hidden), bottom-up, without recursion.
+fn prune_empty(tree: &mut AxTree) {
+    // Post-order over the item tree.
+    let mut order = Vec::new();
+    let mut stack: Vec<ItemId> = tree.roots.clone();
+    while let Some(id) = stack.pop() {
+        order.push(id);
+        stack.extend(tree.items[id].children.iter().copied());
+    }
+    let mut empty = vec![false; tree.items.len()];
+    for &id in order.iter().rev() {
+        let item = &tree.items[id];
+        let kept: Vec<ItemId> = item.children.iter().copied().filter(|&c| !empty[c]).collect();
+        let is_container_head = matches!(item.head.as_slice(), [Segment::Widget(w)] if container_role(tree.widgets[*w].role));
+        empty[id] = kept.is_empty() && (item.head.is_empty() || is_container_head);
+        tree.items[id].children = kept;
+    }
+    tree.roots.retain(|&r| !empty[r]);
+}
+
+/// Gives refs, in tree order, to the widgets that want them.
+fn assign_refs(tree: &mut AxTree, refs: &mut RefTable) {
+    let mut order = Vec::new();
+    tree.walk(|_, item| {
+        for s in &item.head {
+            if let Segment::Widget(w) = s {
+                order.push(*w);
+            }
+        }
+    });
+    for w in order {
+        let widget = &mut tree.widgets[w];
+        if widget.wants_ref {
+            widget.ref_id = Some(refs.assign(widget.node));
+        }
+    }
+}

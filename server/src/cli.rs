@@ -1,0 +1,160 @@
+//! The command line: `whittle snapshot` and `whittle inspect`.
+
+use std::io::Write;
+
+use serde::Serialize;
+use url::Url;
+use whittle_engine::render::envelope::{Ids, fnv1a};
+use whittle_engine::{
+    Document, Envelope, NodeData, NodeId, RefTable, Selector, SnapshotOptions, StylesheetText, parse,
+    snapshot_document,
+};
+
+use crate::load::{LoadError, linked_stylesheets, load};
+
+/// Why a command failed, and with which exit code.
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    /// Bad arguments: exit 2.
+    #[error("{0}")]
+    Usage(String),
+    /// The page could not be loaded: exit 1.
+    #[error(transparent)]
+    Load(#[from] LoadError),
+    /// Writing the output failed: exit 1.
+    #[error("cannot write output: {0}")]
+    Output(#[from] std::io::Error),
+}
+
+impl CliError {
+    /// The process exit code.
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            CliError::Usage(_) => 2,
+            CliError::Load(_) | CliError::Output(_) => 1,
+        }
+    }
+}
+
+/// Output format of `snapshot`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// The text observation.
+    Text,
+    /// The structured envelope (PROTOCOL §4) as JSON.
+    Json,
+}
+
+/// Loads a page and parses it with its URL.
+fn load_document(source: &str, base_url: Option<&str>) -> Result<(Document, Vec<StylesheetText>, Vec<String>), CliError> {
+    let page = load(source)?;
+    let url = match base_url {
+        Some(b) => Some(Url::parse(b).map_err(|e| CliError::Usage(format!("--base-url {b:?} is not a URL: {e}")))?),
+        None => page.url.clone(),
+    };
+    let options = whittle_engine::ParseOptions { url, transport_charset: page.charset.clone(), scripting: true };
+    let doc = parse(&page.bytes, &options);
+    // Linked stylesheets resolve against the base URL; fetch what they name.
+    let hrefs: Vec<Url> = doc
+        .descendants(NodeId::DOCUMENT)
+        .filter_map(|id| {
+            let e = doc.element(id)?;
+            let is_sheet = &*e.name.local == "link"
+                && e.attr("rel").is_some_and(|r| r.split_ascii_whitespace().any(|t| t.eq_ignore_ascii_case("stylesheet")));
+            if is_sheet { doc.resolve_url(e.attr("href")?) } else { None }
+        })
+        .collect();
+    let (sheets, problems) = linked_stylesheets(&hrefs);
+    Ok((doc, sheets, problems))
+}
+
+/// `whittle snapshot`.
+pub fn snapshot(source: &str, format: Format, base_url: Option<&str>, verbose: bool, out: &mut dyn Write) -> Result<(), CliError> {
+    let (doc, sheets, problems) = load_document(source, base_url)?;
+    let origin = doc.url().filter(|u| u.scheme() != "file").map(|u| u.origin().ascii_serialization());
+    let mut options = SnapshotOptions::default();
+    options.cascade.stylesheets = sheets;
+    let snap = snapshot_document(doc, &options, &mut RefTable::new());
+    if verbose {
+        for p in &problems {
+            eprintln!("whittle: note: {p}");
+        }
+        for d in snap.diagnostics() {
+            eprintln!("whittle: note: {d}");
+        }
+    }
+    match format {
+        Format::Text => out.write_all(snap.observation.text().as_bytes())?,
+        Format::Json => {
+            let snapshot_text = snap.observation.text();
+            let ids = Ids {
+                tool: "snapshot".into(),
+                operation_id: format!("{:016x}", fnv1a(format!("snapshot\n{snapshot_text}").as_bytes())),
+                tab_id: "1".into(),
+            };
+            let envelope = Envelope::observation(ids, "static", snap.styles.viewport(), &snap.observation, &snap.tree, origin);
+            serde_json::to_writer_pretty(&mut *out, &envelope).map_err(std::io::Error::from)?;
+            out.write_all(b"\n")?;
+        }
+    }
+    Ok(())
+}
+
+/// One line of `whittle inspect`.
+#[derive(Debug, Serialize)]
+struct Inspected<'a> {
+    tag: &'a str,
+    attrs: serde_json::Map<String, serde_json::Value>,
+    role: &'static str,
+    name: String,
+    description: String,
+    value: String,
+    states: Vec<&'static str>,
+    hidden: bool,
+    #[serde(rename = "ref")]
+    ref_id: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    level: Option<u8>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    sensitive: Option<whittle_engine::semantics::Sensitive>,
+}
+
+/// `whittle inspect`: one JSON object per element matching `selector`, in
+/// tree order.
+pub fn inspect(source: &str, selector: &str, base_url: Option<&str>, out: &mut dyn Write) -> Result<(), CliError> {
+    let selector = Selector::parse(selector).map_err(|e| CliError::Usage(e.to_string()))?;
+    let (doc, sheets, _problems) = load_document(source, base_url)?;
+    let mut options = SnapshotOptions::default();
+    options.cascade.stylesheets = sheets;
+    let mut refs = RefTable::new();
+    let snap = snapshot_document(doc, &options, &mut refs);
+    let doc = &snap.document;
+    let mut namer = snap.semantics.namer(doc, &snap.styles);
+    let mut writer = std::io::BufWriter::new(out);
+    for id in selector.select(doc) {
+        let NodeData::Element(e) = &doc.node(id).data else { continue };
+        let ax = snap.semantics.ax_node_with(&mut namer, doc, &snap.styles, id);
+        let attrs = e
+            .attrs
+            .iter()
+            .map(|a| (a.name.local.to_string(), serde_json::Value::String(a.value.clone())))
+            .collect();
+        let line = Inspected {
+            tag: &e.name.local,
+            attrs,
+            role: ax.role.as_str(),
+            name: ax.name,
+            description: ax.description,
+            value: ax.value,
+            states: ax.states.names().collect(),
+            hidden: ax.hidden,
+            ref_id: refs.get(id),
+            level: ax.level,
+            sensitive: ax.sensitive,
+        };
+        serde_json::to_writer(&mut writer, &line).map_err(std::io::Error::from)?;
+        writer.write_all(b"\n")?;
+    }
+    writer.flush()?;
+    Ok(())
+}
