@@ -144,7 +144,8 @@ fn is_true(e: &Element, attr: &str) -> bool {
 /// Whether the author named the element (`aria-labelledby` with text,
 /// `aria-label`, and, when `with_title`, `title`).
 fn author_named(doc: &Document, e: &Element, with_title: bool) -> bool {
-    if let Some(ids) = e.attr("aria-labelledby") {
+    let labelledby = e.attr("aria-labelledby").or_else(|| e.attr("aria-labeledby"));
+    if let Some(ids) = labelledby {
         let named = split_html_space(ids)
             .filter_map(|t| doc.element_by_id(t))
             .any(|r| !collapse_whitespace(&doc.text_content(r)).is_empty() || has_label_attr(doc.element(r)));

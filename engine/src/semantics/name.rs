@@ -77,8 +77,13 @@ impl<'a> Namer<'a> {
     /// The accessible name of `id`, whitespace collapsed.
     pub(crate) fn name(&mut self, id: NodeId) -> String {
         self.start(id);
-        let hidden = self.is_hidden(id);
-        let walk = Walk { mode: Mode::Root, hidden_ok: hidden, in_labelledby: false, label_target: None, depth: 0 };
+        // An element its author made presentational has no name.
+        if explicitly_presentational(self.doc, id, self.role(id)) {
+            return String::new();
+        }
+        // A hidden root still gets a name from hidden labels and references,
+        // but not from its own (hidden) content.
+        let walk = Walk { mode: Mode::Root, hidden_ok: false, in_labelledby: false, label_target: None, depth: 0 };
         self.visited.insert(id);
         let raw = self.text_alternative(id, walk);
         finish(&raw)
@@ -160,13 +165,13 @@ impl<'a> Namer<'a> {
         }
         let Some(e) = doc.element(id) else { return String::new() };
         // 2A: hidden and not referenced.
-        if !walk.hidden_ok && self.is_hidden(id) {
+        if !walk.hidden_ok && walk.mode != Mode::Root && self.is_hidden(id) {
             return String::new();
         }
         let role = self.role(id);
         // 2B: aria-labelledby, one level deep.
         if !walk.in_labelledby
-            && let Some(ids) = e.attr("aria-labelledby")
+            && let Some(ids) = labelledby(e)
         {
             let text = self.referenced(id, ids);
             if !text.trim().is_empty() {
@@ -201,15 +206,25 @@ impl<'a> Namer<'a> {
             Mode::Root => role.name_from_content(),
             _ => true,
         };
+        let mut spacing = String::new();
         if from_content && walk.depth < MAX_DEPTH {
             let text = self.content(id, e, walk);
             if !text.trim().is_empty() {
                 return text;
             }
+            // Whitespace still separates words in the parent's name.
+            if in_recursion {
+                spacing = text;
+            }
         }
         // 2I: tooltip, then placeholder for text fields.
-        if let Some(title) = e.attr("title").filter(|t| !trim_html(t).is_empty()) {
+        if let Some(title) = tooltip(e) {
             return title.to_owned();
+        }
+        if e.is_html(&local_name!("img")) && !e.has_attr("alt") {
+            if let Some(caption) = self.sole_figure_caption(id) {
+                return caption;
+            }
         }
         if is_text_field(e) {
             for attr in ["placeholder", "aria-placeholder"] {
@@ -218,7 +233,34 @@ impl<'a> Namer<'a> {
                 }
             }
         }
-        String::new()
+        spacing
+    }
+
+    /// The figcaption of the figure an image stands alone in (HTML-AAM:
+    /// it names the image, not the figure, when nothing else is there).
+    fn sole_figure_caption(&mut self, img: NodeId) -> Option<String> {
+        let doc = self.doc;
+        let figure = doc.parent_element(img)?;
+        if !doc.element(figure)?.is_html(&local_name!("figure")) {
+            return None;
+        }
+        let mut caption = None;
+        for c in doc.children(figure) {
+            if c == img {
+                continue;
+            }
+            match &doc.node(c).data {
+                NodeData::Text(t) if t.trim().is_empty() => {}
+                NodeData::Comment(_) => {}
+                NodeData::Element(ce) if ce.is_html(&local_name!("figcaption")) && caption.is_none() => caption = Some(c),
+                _ => return None,
+            }
+        }
+        let caption = caption?;
+        let ce = doc.element(caption)?;
+        let walk = Walk { mode: Mode::Content, hidden_ok: false, in_labelledby: false, label_target: None, depth: 1 };
+        let text = self.content(caption, ce, walk);
+        (!text.trim().is_empty()).then_some(text)
     }
 
     /// The value of an embedded control (accname 1.2 step 2E).
@@ -306,12 +348,16 @@ impl<'a> Namer<'a> {
             | local_name!("output") | local_name!("progress") => self.labels(id, walk),
             local_name!("img") | local_name!("area") => e.attr("alt").map(str::to_owned),
             local_name!("fieldset") => self.first_child_text(id, &local_name!("legend"), walk),
-            local_name!("figure") => self.first_child_text(id, &local_name!("figcaption"), walk),
+            // A figcaption no longer names its figure (HTML-AAM, 2024).
             local_name!("table") => self
                 .first_child_text(id, &local_name!("caption"), walk)
                 .filter(|t| !t.trim().is_empty())
                 .or_else(|| e.attr("summary").map(str::to_owned)),
-            local_name!("optgroup") => e.attr("label").map(str::to_owned),
+            // A customizable select's optgroup is named by its legend.
+            local_name!("optgroup") => self
+                .first_child_text(id, &local_name!("legend"), walk)
+                .filter(|t| !t.trim().is_empty())
+                .or_else(|| e.attr("label").map(str::to_owned)),
             local_name!("option") => e.attr("label").filter(|l| !l.is_empty()).map(str::to_owned),
             _ => None,
         }
@@ -377,6 +423,11 @@ impl<'a> Namer<'a> {
             if self.budget == 0 || out.len() > MAX_NAME_CHARS * 4 {
                 break;
             }
+            // A node already used through aria-labelledby in this
+            // computation is not counted twice.
+            if self.visited.contains(&child) {
+                continue;
+            }
             let text = self.text_alternative(child, child_walk);
             let display = match self.doc.element(child) {
                 Some(ce) => display_for_spacing(self.styles, child, ce),
@@ -389,6 +440,36 @@ impl<'a> Namer<'a> {
         }
         out
     }
+}
+
+/// `aria-labelledby`, or Chromium's legacy spelling `aria-labeledby`,
+/// whichever the element has first.
+fn labelledby(e: &Element) -> Option<&str> {
+    e.attrs
+        .iter()
+        .find(|a| a.name.ns == ns!() && matches!(&*a.name.local, "aria-labelledby" | "aria-labeledby"))
+        .map(|a| a.value.as_str())
+}
+
+/// The tooltip: `title`, or `xlink:title` on SVG elements.
+fn tooltip(e: &Element) -> Option<&str> {
+    e.attr("title")
+        .or_else(|| {
+            e.attrs
+                .iter()
+                .find(|a| a.name.ns == ns!(xlink) && &*a.name.local == "title")
+                .map(|a| a.value.as_str())
+        })
+        .filter(|t| !trim_html(t).is_empty())
+}
+
+/// Whether the author gave the element `role="none"`/`presentation` and
+/// the role stuck (no conflict made it ignored).
+fn explicitly_presentational(doc: &Document, id: NodeId, role: Role) -> bool {
+    role == Role::None
+        && doc.element(id).and_then(|e| e.attr("role")).is_some_and(|r| {
+            split_html_space(r).find_map(Role::from_aria) == Some(Role::None)
+        })
 }
 
 /// Whether the element is a text entry field (placeholder applies).

@@ -419,7 +419,7 @@ pub(crate) fn is_focusable(doc: &Document, id: NodeId, e: &Element) -> bool {
 }
 
 /// Whether a required-context role sits in its required context.
-fn in_required_context(role: Role, ctx: &Context) -> bool {
+fn in_required_context(doc: &Document, id: NodeId, role: Role, ctx: &Context) -> bool {
     let parent = ctx.parent_role;
     let is = |roles: &[Role]| parent.is_some_and(|p| roles.contains(&p));
     match role {
@@ -432,13 +432,29 @@ fn in_required_context(role: Role, ctx: &Context) -> bool {
         Role::Tab => is(&[Role::TabList]),
         Role::TreeItem => is(&[Role::Tree, Role::Group]),
         Role::Row => is(&[Role::Table, Role::Grid, Role::TreeGrid, Role::RowGroup]),
-        Role::RowGroup => is(&[Role::Table, Role::Grid, Role::TreeGrid]),
+        // Chromium keeps a row group that holds rows even outside a table.
+        Role::RowGroup => is(&[Role::Table, Role::Grid, Role::TreeGrid]) || has_child_with_role(doc, id, "row"),
         Role::Cell | Role::GridCell | Role::ColumnHeader | Role::RowHeader => {
-            is(&[Role::Row, Role::Grid, Role::TreeGrid, Role::Table])
+            is(&[Role::Row, Role::RowGroup, Role::Grid, Role::TreeGrid, Role::Table])
         }
         Role::Caption => is(&[Role::Figure, Role::Grid, Role::Table, Role::TreeGrid]),
         _ => true,
     }
+}
+
+fn has_child_with_role(doc: &Document, id: NodeId, role: &str) -> bool {
+    doc.element_children(id).any(|c| {
+        doc.element(c)
+            .and_then(|ce| ce.attr("role"))
+            .is_some_and(|r| crate::text::split_html_space(r).next().is_some_and(|t| t.eq_ignore_ascii_case(role)))
+    })
+}
+
+/// Attributes that make a generic element at least a `group` (HTML-AAM
+/// "minimum role"), and that, like global ARIA attributes, override
+/// `role=none`.
+fn needs_minimum_role(e: &Element) -> bool {
+    e.has_attr("draggable") || e.has_attr("autofocus") || e.has_attr("popover")
 }
 
 /// The role of an element. `has_name` tells whether it has an accessible
@@ -451,10 +467,11 @@ pub(crate) fn compute_role(
     ctx: &Context,
     has_author_name: &dyn Fn(bool) -> bool,
 ) -> Role {
-    let focusable_or_global = || is_focusable(doc, id, e) || has_global_aria(e);
+    let focusable_or_global = || is_focusable(doc, id, e) || has_global_aria(e) || needs_minimum_role(e);
     if ctx.presentational_children && !is_focusable(doc, id, e) {
         return Role::None;
     }
+    let mut orphaned = false;
     if let Some(roles) = e.attr("role") {
         for token in crate::text::split_html_space(roles) {
             let Some(role) = Role::from_aria(token) else { continue };
@@ -465,16 +482,32 @@ pub(crate) fn compute_role(
                 }
                 return Role::None;
             }
-            if !in_required_context(role, ctx) {
+            if !in_required_context(doc, id, role, ctx) {
+                orphaned = true;
+                break;
+            }
+            // Landmarks that need a name are not landmarks without one.
+            if matches!(role, Role::Form | Role::Region) && !has_author_name(true) {
                 break;
             }
             if role == Role::Generic {
-                return Role::Generic;
+                break;
             }
             return role;
         }
     }
-    native_role(doc, id, e, ctx, has_author_name)
+    let native = native_role(doc, id, e, ctx, has_author_name);
+    if native == Role::Generic {
+        if needs_minimum_role(e) {
+            return Role::Group;
+        }
+        // A role used outside its required context is ignored; with nothing
+        // underneath, the element has no role at all.
+        if orphaned {
+            return Role::None;
+        }
+    }
+    native
 }
 
 /// HTML-AAM's mapping for an element without a (usable) explicit role.
@@ -490,7 +523,7 @@ fn native_role(doc: &Document, id: NodeId, e: &Element, ctx: &Context, has_autho
     }
     match *e.local_name() {
         local_name!("a") | local_name!("area") => {
-            if e.has_attr("href") {
+            if e.has_attr("href") || (e.is_html(&local_name!("area")) && e.has_attr("onclick")) {
                 Role::Link
             } else {
                 Role::Generic
@@ -713,12 +746,13 @@ fn svg_role(doc: &Document, id: NodeId, e: &Element, has_author_name: &dyn Fn(bo
                 Role::Generic
             }
         }
+        // An `<image>` is an image unless an empty `<title>` says it is
+        // decorative (SVG-AAM, as browsers do it).
         "image" => {
-            if named() {
-                Role::Image
-            } else {
-                Role::Generic
-            }
+            let empty_title = doc.element_children(id).any(|c| {
+                doc.element(c).is_some_and(|ce| &*ce.name.local == "title") && doc.text_content(c).trim().is_empty()
+            });
+            if empty_title && !has_author_name(true) { Role::Generic } else { Role::Image }
         }
         "circle" | "ellipse" | "line" | "path" | "polygon" | "polyline" | "rect" | "use" => {
             if named() {
