@@ -61,7 +61,7 @@ pub fn decode(bytes: &[u8], transport_charset: Option<&str>) -> Decoded {
 /// An encoding label as HTML treats it: UTF-16 declared in markup means
 /// UTF-8 (the bytes could not have been read otherwise), `x-user-defined`
 /// means windows-1252.
-fn label_to_encoding(label: &str) -> Option<&'static Encoding> {
+pub(crate) fn label_to_encoding(label: &str) -> Option<&'static Encoding> {
     let enc = Encoding::for_label(label.trim().as_bytes())?;
     Some(if enc == encoding_rs::UTF_16BE || enc == encoding_rs::UTF_16LE {
         UTF_8

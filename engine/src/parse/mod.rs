@@ -48,15 +48,38 @@ impl Default for ParseOptions {
 /// ```
 pub fn parse(bytes: &[u8], options: &ParseOptions) -> Document {
     let decoded = charset::decode(bytes, options.transport_charset.as_deref());
-    parse_str_inner(&decoded.text, options, Some(&decoded))
+    let (doc, declared) = parse_str_inner(&decoded.text, options, Some(&decoded));
+    // HTML §13.2.3.4 "changing the encoding while parsing": a `<meta
+    // charset>` the prescan did not reach overrides a guessed encoding.
+    // Parsing starts over once with the declared one.
+    let guessed = matches!(decoded.source, charset::EncodingSource::ValidUtf8 | charset::EncodingSource::Fallback);
+    if guessed
+        && let Some(enc) = declared
+        && enc != decoded.encoding
+    {
+        let (text, had_errors) = enc.decode_without_bom_handling(bytes);
+        let redecoded = charset::Decoded {
+            text: text.into_owned(),
+            encoding: enc,
+            source: charset::EncodingSource::Meta,
+            had_errors,
+        };
+        return parse_str_inner(&redecoded.text, options, Some(&redecoded)).0;
+    }
+    doc
 }
 
 /// Parses a page that is already text.
 pub fn parse_str(text: &str, options: &ParseOptions) -> Document {
-    parse_str_inner(text, options, None)
+    parse_str_inner(text, options, None).0
 }
 
-fn parse_str_inner(text: &str, options: &ParseOptions, decoded: Option<&charset::Decoded>) -> Document {
+/// Parses text; also gives the encoding a late `<meta>` declared, if any.
+fn parse_str_inner(
+    text: &str,
+    options: &ParseOptions,
+    decoded: Option<&charset::Decoded>,
+) -> (Document, Option<&'static encoding_rs::Encoding>) {
     let mut doc = Document::empty();
     doc.url = options.url.clone();
     if let Some(d) = decoded {
@@ -76,9 +99,20 @@ fn parse_str_inner(text: &str, options: &ParseOptions, decoded: Option<&charset:
     let tokenizer = Tokenizer::new(guard, TokenizerOpts::default());
     let input = BufferQueue::default();
     input.push_back(StrTendril::from(text));
-    // `Script` results ask the caller to run a script; whittle runs none and
-    // simply continues.
-    while let TokenizerResult::Script(_) = tokenizer.feed(&input) {}
+    // `Script` asks the caller to run a script (whittle runs none);
+    // `EncodingIndicator` reports a `<meta charset>`: note it and go on.
+    let mut declared = None;
+    loop {
+        match tokenizer.feed(&input) {
+            TokenizerResult::Done => break,
+            TokenizerResult::Script(_) => {}
+            TokenizerResult::EncodingIndicator(label) => {
+                if declared.is_none() {
+                    declared = charset::label_to_encoding(&label);
+                }
+            }
+        }
+    }
     tokenizer.end();
     let guard = tokenizer.sink;
     let flattened = guard.flattened.get();
@@ -93,7 +127,7 @@ fn parse_str_inner(text: &str, options: &ParseOptions, decoded: Option<&charset:
         ));
     }
     doc.index();
-    doc
+    (doc, declared)
 }
 
 #[cfg(test)]
@@ -146,6 +180,25 @@ mod tests {
         let deepest = doc.descendants(NodeId::DOCUMENT).map(|d| doc.ancestors(d).count()).max();
         assert!(deepest.is_some_and(|d| d <= depth::MAX_DEPTH as usize + 2), "{deepest:?}");
         assert!(doc.diagnostics().iter().any(|d| d.message.contains("nested deeper")));
+    }
+
+    #[test]
+    fn meta_charset_does_not_stop_the_parser() {
+        let doc = parse(b"<meta charset=\"utf-8\"><title>x</title><p>hi", &ParseOptions::default());
+        assert_eq!(doc.title(), "x");
+        assert!(doc.text_content(NodeId::DOCUMENT).contains("hi"));
+    }
+
+    #[test]
+    fn late_meta_charset_restarts_with_that_encoding() {
+        // A declaration past the prescan window, in a page whose bytes are
+        // not UTF-8: the restart decodes them as declared.
+        let mut page = b"<!--".to_vec();
+        page.extend(std::iter::repeat_n(b'x', 9000));
+        page.extend_from_slice(b"--><meta charset=windows-1251><p>\xcf\xf0\xe8\xe2\xe5\xf2");
+        let doc = parse(&page, &ParseOptions::default());
+        assert_eq!(doc.encoding().name(), "windows-1251");
+        assert!(doc.text_content(NodeId::DOCUMENT).contains("Привет"));
     }
 
     #[test]

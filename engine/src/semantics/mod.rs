@@ -37,6 +37,8 @@ pub struct Semantics {
     roles: Vec<Role>,
     flags: Vec<u8>,
     labels: HashMap<NodeId, Vec<NodeId>>,
+    owns: HashMap<NodeId, Vec<NodeId>>,
+    owned_by: HashMap<NodeId, NodeId>,
 }
 
 /// Everything the accessibility tree says about one element.
@@ -75,66 +77,130 @@ pub struct AxNode {
 /// assert_eq!(sem.ax_node(&doc, &styles, link).name, "Home");
 /// ```
 pub fn compute_semantics(doc: &Document, styles: &Styles) -> Semantics {
-    // Roles depend on markup only; CSS matters for names (hidden nodes,
-    // generated content, block boundaries), which read `styles` on demand.
-    let _ = styles;
+    let (owns, owned_by) = aria_owns(doc, styles);
     let mut roles = vec![Role::None; doc.len()];
     let mut flags = vec![0u8; doc.len()];
     let mut child_ctx: Vec<Context> = vec![Context::default(); doc.len()];
+    let mut visited = vec![false; doc.len()];
     let mut labels: HashMap<NodeId, Vec<NodeId>> = HashMap::new();
 
-    for id in doc.descendants(NodeId::DOCUMENT) {
-        let parent = doc.parent(id);
-        let ctx = parent.map(|p| child_ctx[p.index()]).unwrap_or_default();
-        let parent_flags = parent.map(|p| flags[p.index()]).unwrap_or(0);
-        let Some(e) = doc.element(id) else {
-            flags[id.index()] = parent_flags;
-            child_ctx[id.index()] = ctx;
+    // Walk the accessibility tree (the DOM with aria-owns applied) so that
+    // owned elements take their owner's context.
+    let mut stack: Vec<(NodeId, Option<NodeId>)> = vec![(NodeId::DOCUMENT, None)];
+    while let Some((id, parent)) = stack.pop() {
+        if visited[id.index()] {
             continue;
-        };
-        let mut f = parent_flags;
-        if is_true(e, "aria-hidden") && !e.is_html(&local_name!("html")) && !e.is_html(&local_name!("body")) {
-            f |= ARIA_HIDDEN;
         }
-        if is_true(e, "aria-disabled") {
-            f |= ARIA_DISABLED;
-        }
-        flags[id.index()] = f;
-
-        let mut own_ctx = ctx;
-        if e.is_html(&local_name!("table")) {
-            own_ctx.table = Some(table_kind(doc, id, e));
-        }
-        let role = compute_role(doc, id, e, &own_ctx, &|with_title| author_named(doc, e, with_title));
-        roles[id.index()] = role;
-
-        if e.is_html(&local_name!("label"))
-            && let Some(control) = form::labeled_control(doc, id)
-        {
-            labels.entry(control).or_default().push(id);
-        }
-
-        let mut next = own_ctx;
-        if !role.is_generic() {
-            next.grandparent_role = ctx.parent_role;
-            next.parent_role = Some(role);
-        }
-        match role {
-            Role::Article | Role::Complementary | Role::Navigation | Role::Region => next.sectioning = Some(true),
-            Role::Main => next.sectioning = Some(next.sectioning.unwrap_or(false)),
-            Role::Generic if e.is_html(&local_name!("section")) || e.is_html(&local_name!("aside")) => {
-                next.sectioning = Some(true)
+        visited[id.index()] = true;
+        visit(doc, id, parent, &mut roles, &mut flags, &mut child_ctx, &mut labels);
+        let start = stack.len();
+        for c in doc.children(id) {
+            if owned_by.get(&c).is_none_or(|&o| o == id) && !owns.get(&id).is_some_and(|list| list.contains(&c)) {
+                stack.push((c, Some(id)));
             }
-            Role::Table => next.table = Some(own_ctx.table.filter(|k| *k != TableKind::Layout).unwrap_or(TableKind::Data)),
-            Role::Grid | Role::TreeGrid => next.table = Some(TableKind::Grid),
-            _ => {}
         }
-        if role.children_presentational() {
-            next.presentational_children = true;
+        if let Some(list) = owns.get(&id) {
+            stack.extend(list.iter().map(|&c| (c, Some(id))));
         }
-        child_ctx[id.index()] = next;
+        stack[start..].reverse();
     }
-    Semantics { roles, flags, labels }
+    // Ownership cycles can leave nodes unreached: give them their DOM
+    // parent's context.
+    for id in doc.descendants(NodeId::DOCUMENT) {
+        if !visited[id.index()] {
+            visited[id.index()] = true;
+            visit(doc, id, doc.parent(id), &mut roles, &mut flags, &mut child_ctx, &mut labels);
+        }
+    }
+    Semantics { roles, flags, labels, owns, owned_by }
+}
+
+/// Computes one node's role, flags and the context its children get.
+fn visit(
+    doc: &Document,
+    id: NodeId,
+    parent: Option<NodeId>,
+    roles: &mut [Role],
+    flags: &mut [u8],
+    child_ctx: &mut [Context],
+    labels: &mut HashMap<NodeId, Vec<NodeId>>,
+) {
+    let ctx = parent.map(|p| child_ctx[p.index()]).unwrap_or_default();
+    let parent_flags = parent.map(|p| flags[p.index()]).unwrap_or(0);
+    let Some(e) = doc.element(id) else {
+        flags[id.index()] = parent_flags;
+        child_ctx[id.index()] = ctx;
+        return;
+    };
+    let mut f = parent_flags;
+    if is_true(e, "aria-hidden") && !e.is_html(&local_name!("html")) && !e.is_html(&local_name!("body")) {
+        f |= ARIA_HIDDEN;
+    }
+    if is_true(e, "aria-disabled") {
+        f |= ARIA_DISABLED;
+    }
+    flags[id.index()] = f;
+
+    let mut own_ctx = ctx;
+    if e.is_html(&local_name!("table")) {
+        own_ctx.table = Some(table_kind(doc, id, e));
+    }
+    let role = compute_role(doc, id, e, &own_ctx, &|with_title| author_named(doc, e, with_title));
+    roles[id.index()] = role;
+
+    if e.is_html(&local_name!("label"))
+        && let Some(control) = form::labeled_control(doc, id)
+    {
+        labels.entry(control).or_default().push(id);
+    }
+
+    let mut next = own_ctx;
+    if !role.is_generic() {
+        next.grandparent_role = ctx.parent_role;
+        next.parent_role = Some(role);
+    }
+    match role {
+        Role::Article | Role::Complementary | Role::Navigation | Role::Region => next.sectioning = Some(true),
+        Role::Main => next.sectioning = Some(next.sectioning.unwrap_or(false)),
+        Role::Generic if e.is_html(&local_name!("section")) || e.is_html(&local_name!("aside")) => {
+            next.sectioning = Some(true)
+        }
+        Role::Table => next.table = Some(own_ctx.table.filter(|k| *k != TableKind::Layout).unwrap_or(TableKind::Data)),
+        Role::Grid | Role::TreeGrid => next.table = Some(TableKind::Grid),
+        _ => {}
+    }
+    if role.children_presentational() {
+        next.presentational_children = true;
+    }
+    child_ctx[id.index()] = next;
+}
+
+/// `aria-owns` relations: owner → owned (in order) and owned → owner.
+/// The first owner of an element wins; an element cannot own one of its
+/// ancestors; hidden elements own nothing (WAI-ARIA 1.3: relations of
+/// excluded elements are not resolved).
+type Owns = (HashMap<NodeId, Vec<NodeId>>, HashMap<NodeId, NodeId>);
+
+fn aria_owns(doc: &Document, styles: &Styles) -> Owns {
+    let mut owns: HashMap<NodeId, Vec<NodeId>> = HashMap::new();
+    let mut owned_by: HashMap<NodeId, NodeId> = HashMap::new();
+    for id in doc.descendants(NodeId::DOCUMENT) {
+        let Some(ids) = doc.element(id).and_then(|e| e.attr("aria-owns")) else { continue };
+        let hidden = styles.hidden(id).is_some()
+            || std::iter::once(id).chain(doc.ancestors(id)).any(|a| doc.element(a).is_some_and(|ae| is_true(ae, "aria-hidden")));
+        if hidden {
+            continue;
+        }
+        for token in split_html_space(ids) {
+            let Some(target) = doc.element_by_id(token) else { continue };
+            if target == id || owned_by.contains_key(&target) || doc.ancestors(id).any(|a| a == target) {
+                continue;
+            }
+            owned_by.insert(target, id);
+            owns.entry(id).or_default().push(target);
+        }
+    }
+    (owns, owned_by)
 }
 
 fn is_true(e: &Element, attr: &str) -> bool {
@@ -185,6 +251,16 @@ impl Semantics {
     /// technology.
     pub fn is_hidden(&self, styles: &Styles, id: NodeId) -> bool {
         styles.hidden(id).is_some() || self.is_aria_hidden(id)
+    }
+
+    /// A node's children in the accessibility tree: its DOM children
+    /// (less those another element owns) and then what it owns through
+    /// `aria-owns`.
+    pub fn ax_children<'d>(&'d self, doc: &'d Document, id: NodeId) -> impl Iterator<Item = NodeId> + 'd {
+        let owned: &[NodeId] = self.owns.get(&id).map(Vec::as_slice).unwrap_or(&[]);
+        doc.children(id)
+            .filter(move |c| self.owned_by.get(c).is_none_or(|&o| o == id) && !owned.contains(c))
+            .chain(owned.iter().copied())
     }
 
     /// The `<label>` elements of a control, in tree order.

@@ -164,8 +164,15 @@ impl<'a> Namer<'a> {
             _ => return String::new(),
         }
         let Some(e) = doc.element(id) else { return String::new() };
-        // 2A: hidden and not referenced.
+        // 2A: hidden and not referenced. An element hidden only by
+        // `visibility` may still hold visible descendants: it contributes
+        // their text and nothing of its own.
         if !walk.hidden_ok && walk.mode != Mode::Root && self.is_hidden(id) {
+            let invisible_only = self.styles.hidden(id) == Some(crate::style::Hidden::Invisible)
+                && !self.sem.is_aria_hidden(id);
+            if invisible_only && walk.depth < MAX_DEPTH {
+                return self.content(id, e, walk);
+            }
             return String::new();
         }
         let role = self.role(id);
@@ -193,8 +200,10 @@ impl<'a> Namer<'a> {
         {
             return label.to_owned();
         }
-        // 2D: the host language.
-        if role != Role::None || walk.mode == Mode::Root {
+        // 2D: the host language, unless the author made the element
+        // presentational (children of a button are presentational too, but
+        // an image there still gives its alt).
+        if !explicitly_presentational(doc, id, role) {
             if let Some(native) = self.native(id, e, walk) {
                 if !native.trim().is_empty() {
                     return native;
@@ -217,6 +226,13 @@ impl<'a> Namer<'a> {
                 spacing = text;
             }
         }
+        // Dialogs and articles without a name take their first heading's
+        // (accname 1.2 "name from heading", proposed).
+        if walk.mode == Mode::Root && matches!(role, Role::Dialog | Role::AlertDialog | Role::Article) {
+            if let Some(text) = self.first_heading_text(id) {
+                return text;
+            }
+        }
         // 2I: tooltip, then placeholder for text fields.
         if let Some(title) = tooltip(e) {
             return title.to_owned();
@@ -234,6 +250,24 @@ impl<'a> Namer<'a> {
             }
         }
         spacing
+    }
+
+    /// The text of the shallowest heading inside `id` (breadth first).
+    fn first_heading_text(&mut self, id: NodeId) -> Option<String> {
+        let doc = self.doc;
+        let mut level: Vec<NodeId> = doc.element_children(id).collect();
+        let mut seen = 0usize;
+        while !level.is_empty() && seen < 2_000 {
+            if let Some(&h) = level.iter().find(|&&n| self.role(n) == Role::Heading && !self.is_hidden(n)) {
+                let he = doc.element(h)?;
+                let walk = Walk { mode: Mode::Content, hidden_ok: false, in_labelledby: false, label_target: None, depth: 1 };
+                let text = self.content(h, he, walk);
+                return (!text.trim().is_empty()).then_some(text);
+            }
+            seen += level.len();
+            level = level.iter().flat_map(|&n| doc.element_children(n)).collect();
+        }
+        None
     }
 
     /// The figcaption of the figure an image stands alone in (HTML-AAM:
@@ -419,13 +453,18 @@ impl<'a> Namer<'a> {
             other => other,
         };
         let child_walk = Walk { mode: child_mode, depth: walk.depth + 1, ..walk };
-        for child in self.doc.children(id) {
+        let children: Vec<NodeId> = self.sem.ax_children(self.doc, id).collect();
+        for child in children {
             if self.budget == 0 || out.len() > MAX_NAME_CHARS * 4 {
                 break;
             }
             // A node already used through aria-labelledby in this
             // computation is not counted twice.
             if self.visited.contains(&child) {
+                continue;
+            }
+            // A heading does not take its name from a heading nested in it.
+            if self.role(self.root) == Role::Heading && self.role(child) == Role::Heading {
                 continue;
             }
             let text = self.text_alternative(child, child_walk);

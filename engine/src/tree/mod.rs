@@ -492,18 +492,16 @@ impl Builder<'_> {
                 if role == Role::Image && ax.name.trim().is_empty() {
                     return (frame, false);
                 }
+                // Inline widgets flow with the text (`finalize` keeps them
+                // apart from words); block-level ones get their own line.
                 let block = !self.styles.get(id).display.is_inline_level();
                 if block {
                     self.boundary();
-                } else {
-                    self.push(Piece::Space);
                 }
                 let w = self.widget(id, ax);
                 self.push(Piece::Widget(w));
                 if block {
                     self.boundary();
-                } else {
-                    self.push(Piece::Space);
                 }
                 if frame.suppress {
                     self.suppress_text -= 1;
