@@ -1,1 +1,87 @@
-fn main(){}
+//! Criterion benches of the whole snapshot and of each stage, per suite of
+//! the shared corpus, in bytes/s, beside html5ever → rcdom on the same
+//! bytes. Run: `cargo bench -p whittle-benches --bench pipeline`.
+
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use std::hint::black_box;
+use whittle_benches::{Page, pages, rcdom_parse, stage_parse, whole};
+use whittle_corpus::Suite;
+use whittle_engine::{CascadeOptions, RefTable, RenderOptions, build_tree, cascade, compute_semantics, render};
+
+fn bench_suite(c: &mut Criterion, suite: Suite, pages: &[Page]) {
+    let bytes: u64 = pages.iter().map(|p| p.bytes.len() as u64).sum();
+    let mut group = c.benchmark_group(suite.name());
+    group.throughput(Throughput::Bytes(bytes));
+    group.sample_size(10);
+    group.bench_function(BenchmarkId::new("rcdom-parse", "baseline"), |b| {
+        b.iter(|| {
+            for p in pages {
+                black_box(rcdom_parse(&p.bytes));
+            }
+        })
+    });
+    group.bench_function(BenchmarkId::new("snapshot", "whole"), |b| {
+        b.iter(|| {
+            for p in pages {
+                black_box(whole(&p.bytes));
+            }
+        })
+    });
+    group.bench_function(BenchmarkId::new("stage", "parse"), |b| {
+        b.iter(|| {
+            for p in pages {
+                black_box(stage_parse(&p.bytes));
+            }
+        })
+    });
+    let docs: Vec<_> = pages.iter().map(|p| stage_parse(&p.bytes)).collect();
+    group.bench_function(BenchmarkId::new("stage", "cascade"), |b| {
+        b.iter(|| {
+            for d in &docs {
+                black_box(cascade(d, &CascadeOptions::default()));
+            }
+        })
+    });
+    let styles: Vec<_> = docs.iter().map(|d| cascade(d, &CascadeOptions::default())).collect();
+    group.bench_function(BenchmarkId::new("stage", "semantics"), |b| {
+        b.iter(|| {
+            for (d, s) in docs.iter().zip(&styles) {
+                black_box(compute_semantics(d, s));
+            }
+        })
+    });
+    let sems: Vec<_> = docs.iter().zip(&styles).map(|(d, s)| compute_semantics(d, s)).collect();
+    group.bench_function(BenchmarkId::new("stage", "tree"), |b| {
+        b.iter(|| {
+            for ((d, s), m) in docs.iter().zip(&styles).zip(&sems) {
+                black_box(build_tree(d, s, m, &mut RefTable::new()));
+            }
+        })
+    });
+    let trees: Vec<_> =
+        docs.iter().zip(&styles).zip(&sems).map(|((d, s), m)| build_tree(d, s, m, &mut RefTable::new())).collect();
+    group.bench_function(BenchmarkId::new("stage", "render"), |b| {
+        b.iter(|| {
+            for (d, t) in docs.iter().zip(&trees) {
+                black_box(render(d, t, &RenderOptions::default()));
+            }
+        })
+    });
+    group.finish();
+}
+
+fn benches(c: &mut Criterion) {
+    if whittle_corpus::shared_dir().is_none() {
+        eprintln!("pipeline bench: skipped: {}", whittle_corpus::shared_missing_reason());
+        return;
+    }
+    for suite in Suite::ALL {
+        let p = pages(&[suite]);
+        if !p.is_empty() {
+            bench_suite(c, suite, &p);
+        }
+    }
+}
+
+criterion_group!(pipeline, benches);
+criterion_main!(pipeline);

@@ -1,8 +1,17 @@
+//! Times the whole snapshot of generated deep and large pages:
+//! `cargo run --release --example deep [depth]`.
+use whittle_corpus::generate::{Nesting, nested_page, realistic_page};
+
 fn main() {
-    let n: usize = std::env::args().nth(1).and_then(|s| s.parse().ok()).unwrap_or(10000);
-    let tag = std::env::args().nth(2).unwrap_or("div".into());
-    let html = format!("<{tag}>").repeat(n);
+    let depth: usize = std::env::args().nth(1).and_then(|s| s.parse().ok()).unwrap_or(100_000);
+    for kind in Nesting::ALL {
+        let page = nested_page(kind, depth);
+        let t = std::time::Instant::now();
+        let snap = whittle_engine::snapshot(page.as_bytes(), &Default::default(), &mut Default::default());
+        println!("{kind:?} depth {depth}: {:?}, {} lines", t.elapsed(), snap.observation.lines.len());
+    }
+    let page = realistic_page(20 * 1024 * 1024);
     let t = std::time::Instant::now();
-    let doc = whittle_engine::parse(html.as_bytes(), &Default::default());
-    eprintln!("{} nodes in {:?}", doc.len(), t.elapsed());
+    let snap = whittle_engine::snapshot(page.as_bytes(), &Default::default(), &mut Default::default());
+    println!("20 MB page: {:?}, {} lines", t.elapsed(), snap.observation.lines.len());
 }

@@ -87,8 +87,23 @@ pub fn render(doc: &Document, tree: &AxTree, options: &RenderOptions) -> Observa
     Observation { title, url, header, lines }
 }
 
+/// Page text for one line: any whitespace or control character becomes a
+/// space, runs collapse, ends are trimmed.
 fn one_line(s: &str) -> String {
-    crate::text::collapse_whitespace(s)
+    let mut out = String::with_capacity(s.len());
+    let mut space = false;
+    for c in s.chars() {
+        if c.is_whitespace() || c.is_control() {
+            space = !out.is_empty();
+        } else {
+            if space {
+                out.push(' ');
+                space = false;
+            }
+            out.push(c);
+        }
+    }
+    out
 }
 
 fn write_item(out: &mut String, tree: &AxTree, item: &Item, options: &RenderOptions) {
@@ -104,12 +119,30 @@ fn write_item(out: &mut String, tree: &AxTree, item: &Item, options: &RenderOpti
     }
     for seg in &item.head {
         match seg {
-            Segment::Text(t) => out.push_str(t),
+            Segment::Text(t) => push_text(out, t),
             Segment::Widget(w) => write_widget(out, &tree.widgets[*w], options),
         }
     }
     let trimmed = out.trim_end().len();
     out.truncate(trimmed);
+}
+
+/// Page text, with anything that looks like a ref (`[12]`) escaped as
+/// `\[12]`, so that only whittle's refs read as refs.
+fn push_text(out: &mut String, text: &str) {
+    let bytes = text.as_bytes();
+    let mut last = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        if b == b'[' {
+            let digits = bytes[i + 1..].iter().take_while(|c| c.is_ascii_digit()).count();
+            if digits > 0 && bytes.get(i + 1 + digits) == Some(&b']') {
+                out.push_str(&text[last..i]);
+                out.push('\\');
+                last = i;
+            }
+        }
+    }
+    out.push_str(&text[last..]);
 }
 
 /// The word for a role in the tree: landmarks by their short aliases.
@@ -171,7 +204,7 @@ fn quote(out: &mut String, s: &str, max: usize) {
         match c {
             '"' => out.push_str("\\\""),
             '\\' => out.push_str("\\\\"),
-            '\n' | '\r' | '\t' => out.push(' '),
+            c if c.is_control() => out.push(' '),
             c => out.push(c),
         }
     }

@@ -584,9 +584,14 @@ fn is_private_use(c: char) -> bool {
     matches!(c as u32, 0xE000..=0xF8FF | 0xF0000..=0xFFFFD | 0x100000..=0x10FFFD)
 }
 
-/// Collapses whitespace and cuts overlong names.
+/// Collapses whitespace, trims any whitespace (NBSP too) from both ends,
+/// and cuts overlong names.
 fn finish(raw: &str) -> String {
     let collapsed = collapse_whitespace(raw);
+    let collapsed = match collapsed.trim() {
+        t if t.len() == collapsed.len() => collapsed,
+        t => t.to_owned(),
+    };
     if collapsed.chars().count() > MAX_NAME_CHARS {
         crate::text::truncate_chars(&collapsed, MAX_NAME_CHARS)
     } else {

@@ -618,8 +618,9 @@ impl Builder<'_> {
         }
     }
 
-    /// A list item's leading simple lines become its own line, joined by
-    /// ` · `; anything structured stays below it.
+    /// A list item's leading one-line children (text, controls, headings)
+    /// become its own line, joined by ` · `; anything with structure below
+    /// it (a nested list, a table, a landmark) stays below it.
     fn merge_list_item(&mut self, item: ItemId) {
         let children = std::mem::take(&mut self.tree.items[item].children);
         let mut head: Vec<Segment> = Vec::new();
@@ -627,10 +628,16 @@ impl Builder<'_> {
         let mut merging = true;
         for c in children {
             let child = &self.tree.items[c];
-            let simple = child.children.is_empty() && child.prefix == Prefix::None && child.node.is_none();
-            if merging && simple {
+            let container = matches!(child.head.as_slice(), [Segment::Widget(w)] if container_role(self.tree.widgets[*w].role));
+            let one_line = child.children.is_empty() && !container && child.prefix != Prefix::ListItem;
+            if merging && one_line {
                 if !head.is_empty() {
                     head.push(Segment::Text(" · ".to_owned()));
+                }
+                match child.prefix {
+                    Prefix::Heading(level) => head.push(Segment::Text(format!("h{level} "))),
+                    Prefix::Live(role) => head.push(Segment::Text(format!("{}: ", role.as_str()))),
+                    Prefix::None | Prefix::ListItem => {}
                 }
                 head.extend(child.head.iter().cloned());
             } else {
@@ -639,9 +646,21 @@ impl Builder<'_> {
             }
         }
         let it = &mut self.tree.items[item];
-        it.head = head;
+        it.head = merge_texts(head);
         it.children = rest;
     }
+}
+
+/// Joins adjacent text segments.
+fn merge_texts(segments: Vec<Segment>) -> Vec<Segment> {
+    let mut out: Vec<Segment> = Vec::with_capacity(segments.len());
+    for s in segments {
+        match (out.last_mut(), s) {
+            (Some(Segment::Text(prev)), Segment::Text(t)) => prev.push_str(&t),
+            (_, s) => out.push(s),
+        }
+    }
+    out
 }
 
 /// Whether a hidden subtree holds anything a person would have seen: text
@@ -673,7 +692,9 @@ fn finalize(pieces: &[Piece]) -> Vec<Segment> {
         match piece {
             Piece::Text(t) => {
                 for c in t.chars() {
-                    if crate::text::is_html_space(c) {
+                    // Any whitespace (NBSP too) and stray control
+                    // characters separate words; runs become one space.
+                    if c.is_whitespace() || c.is_control() {
                         pending_space = true;
                         continue;
                     }

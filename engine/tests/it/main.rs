@@ -1,0 +1,27 @@
+//! whittle-engine's integration tests, one binary:
+//! - `fixtures`: `corpus/fixtures/<case>.html` against `<case>.expected`;
+//! - `wpt`: roles and names against the WPT pages of the shared corpus,
+//!   with a ratchet;
+//! - `corpus`: every page of the shared corpus snapshots without panicking,
+//!   deterministically, with a well-formed observation;
+//! - `limits`: huge and deeply nested pages finish.
+
+mod corpus;
+mod fixtures;
+mod limits;
+mod sanity;
+mod wpt;
+
+use whittle_engine::{RefTable, Snapshot, SnapshotOptions, snapshot};
+
+/// Snapshots `bytes` as if fetched from `url`.
+pub fn snap(bytes: &[u8], url: Option<&str>) -> Snapshot {
+    let mut options = SnapshotOptions::default();
+    options.parse.url = url.and_then(|u| url::Url::parse(u).ok());
+    snapshot(bytes, &options, &mut RefTable::new())
+}
+
+/// Whether expected files should be rewritten instead of compared.
+pub fn update_expect() -> bool {
+    std::env::var_os("UPDATE_EXPECT").is_some_and(|v| v != "0")
+}
