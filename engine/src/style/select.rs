@@ -582,8 +582,11 @@ impl selectors::Element for ElementRef<'_> {
     fn apply_selector_flags(&self, _flags: ElementSelectorFlags) {}
 
     fn is_link(&self) -> bool {
+        // Called once per selector match (for :visited handling): keep it to
+        // an atom comparison for the common case.
         let e = self.element();
-        (e.is_html(&local_name!("a")) || e.is_html(&local_name!("area")) || e.is_html(&local_name!("link")))
+        matches!(e.name.local, local_name!("a") | local_name!("area") | local_name!("link"))
+            && e.name.ns == ns!(html)
             && e.has_attr("href")
     }
 
@@ -592,11 +595,19 @@ impl selectors::Element for ElementRef<'_> {
     }
 
     fn has_id(&self, id: &Ident, case_sensitivity: CaseSensitivity) -> bool {
-        self.element().id.as_ref().is_some_and(|own| case_sensitivity.eq(own.as_bytes(), id.0.as_bytes()))
+        self.element().id.as_ref().is_some_and(|own| match case_sensitivity {
+            CaseSensitivity::CaseSensitive => *own == id.0,
+            CaseSensitivity::AsciiCaseInsensitive => own.eq_ignore_ascii_case(&id.0),
+        })
     }
 
     fn has_class(&self, name: &Ident, case_sensitivity: CaseSensitivity) -> bool {
-        self.element().classes.iter().any(|c| case_sensitivity.eq(c.as_bytes(), name.0.as_bytes()))
+        let classes = &self.element().classes;
+        match case_sensitivity {
+            // Atoms compare by identity.
+            CaseSensitivity::CaseSensitive => classes.iter().any(|c| *c == name.0),
+            CaseSensitivity::AsciiCaseInsensitive => classes.iter().any(|c| c.eq_ignore_ascii_case(&name.0)),
+        }
     }
 
     fn has_custom_state(&self, _name: &Ident) -> bool {

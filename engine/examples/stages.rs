@@ -1,0 +1,31 @@
+//! Times each stage on one page: `cargo run --release --example stages FILE`.
+use std::time::Instant;
+use whittle_engine::*;
+
+fn main() {
+    let path = std::env::args().nth(1).expect("usage: stages FILE");
+    let bytes = std::fs::read(&path).expect("readable file");
+    let runs = 20;
+    let mut times = [0f64; 5];
+    for _ in 0..runs {
+        let t = Instant::now();
+        let doc = parse(&bytes, &ParseOptions::default());
+        times[0] += t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        let styles = cascade(&doc, &CascadeOptions::default());
+        times[1] += t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        let sem = compute_semantics(&doc, &styles);
+        times[2] += t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        let tree = build_tree(&doc, &styles, &sem, &mut RefTable::new());
+        times[3] += t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        let obs = render(&doc, &tree, &RenderOptions::default());
+        times[4] += t.elapsed().as_secs_f64();
+        std::hint::black_box(obs);
+    }
+    for (name, t) in ["parse", "cascade", "semantics", "tree", "render"].iter().zip(times) {
+        println!("{name:>10}: {:.3} ms", t * 1000.0 / runs as f64);
+    }
+}

@@ -1,0 +1,204 @@
+//! The `whittle` command line, run as a user runs it: exit codes, output
+//! formats, bad input, and pages fetched from a loopback server the test
+//! starts itself.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpListener;
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+
+fn whittle(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_whittle"))
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run whittle: {e}"))
+}
+
+fn whittle_stdin(args: &[&str], input: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_whittle"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run whittle: {e}"));
+    if let Some(mut stdin) = child.stdin.take() {
+        let _ = stdin.write_all(input);
+    }
+    child.wait_with_output().unwrap_or_else(|e| panic!("whittle did not finish: {e}"))
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn demo_shop() -> PathBuf {
+    whittle_corpus::fixtures_dir().join("demo-shop.html")
+}
+
+#[test]
+fn snapshot_of_the_demo_shop() {
+    let path = demo_shop();
+    let o = whittle(&["snapshot", path.to_str().unwrap_or_default(), "--base-url", "https://shop.example/checkout"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    let expected = std::fs::read_to_string(whittle_corpus::fixtures_dir().join("demo-shop.expected"))
+        .unwrap_or_else(|e| panic!("demo-shop.expected: {e}"));
+    assert_eq!(text, expected);
+}
+
+#[test]
+fn json_envelope_keeps_page_text_out_of_server() {
+    let path = demo_shop();
+    let o = whittle(&["snapshot", path.to_str().unwrap_or_default(), "--format", "json", "--base-url", "https://shop.example/checkout"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap_or_else(|e| panic!("not JSON: {e}"));
+    assert_eq!(v["ok"], true);
+    let server = &v["server"];
+    for key in ["tool", "operation_id", "tab_id", "snapshot_id", "origin", "engine", "viewport", "capture", "dialog_open", "notices", "counters"] {
+        assert!(!server[key].is_null() || key == "origin", "server.{key} missing");
+    }
+    assert_eq!(server["origin"], "https://shop.example");
+    assert_eq!(server["engine"], "static");
+    let server_text = server.to_string();
+    for page_written in ["Demo Shop", "Shipping", "Widget", "Email", "Country"] {
+        assert!(!server_text.contains(page_written), "page text {page_written:?} leaked into server: {server_text}");
+    }
+    let content = &v["page_content"];
+    assert_eq!(content["title"], "Shipping – Demo Shop");
+    let elements = content["elements"].as_array().map(Vec::len).unwrap_or(0);
+    assert_eq!(server["counters"]["marks"], elements);
+    assert_eq!(server["counters"]["tree_lines"], content["tree"].as_array().map(Vec::len).unwrap_or(0));
+    let email = content["elements"].as_array().and_then(|a| a.iter().find(|e| e["name"] == "Email")).cloned();
+    let email = email.unwrap_or_default();
+    assert_eq!(email["role"], "textbox");
+    assert_eq!(email["states"], serde_json::json!(["required"]));
+    // The same page gives the same snapshot id.
+    let again = whittle(&["snapshot", path.to_str().unwrap_or_default(), "--format", "json", "--base-url", "https://shop.example/checkout"]);
+    let v2: serde_json::Value = serde_json::from_str(&stdout(&again)).unwrap_or_default();
+    assert_eq!(v["server"]["snapshot_id"], v2["server"]["snapshot_id"]);
+}
+
+#[test]
+fn inspect_prints_one_json_object_per_match() {
+    let page = br#"<title>t</title><form aria-label="Sign in"><label>Email <input type=email required></label>
+        <input type=password name=pw><button disabled>Go</button></form><p hidden><a href=/x>x</a></p>"#;
+    let o = whittle_stdin(&["inspect", "-", "input, button, a"], page);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let lines: Vec<serde_json::Value> = stdout(&o).lines().map(|l| serde_json::from_str(l).unwrap_or_default()).collect();
+    assert_eq!(lines.len(), 4);
+    assert_eq!(lines[0]["tag"], "input");
+    assert_eq!(lines[0]["role"], "textbox");
+    assert_eq!(lines[0]["name"], "Email");
+    assert_eq!(lines[0]["states"], serde_json::json!(["required"]));
+    assert_eq!(lines[0]["attrs"]["type"], "email");
+    assert!(lines[0]["ref"].is_u64());
+    assert_eq!(lines[1]["sensitive"], "password");
+    assert_eq!(lines[2]["role"], "button");
+    assert_eq!(lines[2]["states"], serde_json::json!(["disabled"]));
+    assert_eq!(lines[3]["hidden"], true);
+    assert!(lines[3]["ref"].is_null(), "hidden elements get no ref");
+}
+
+#[test]
+fn bad_input_gives_clear_errors_and_exit_codes() {
+    // A missing file: exit 1, one line.
+    let o = whittle(&["snapshot", "/nonexistent/whittle/page.html"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).starts_with("whittle: cannot read /nonexistent/whittle/page.html"), "{}", stderr(&o));
+    assert_eq!(stderr(&o).lines().count(), 1);
+    // A directory.
+    let o = whittle(&["snapshot", "/"]);
+    assert_eq!(o.status.code(), Some(1));
+    // An invalid selector: a usage error, exit 2.
+    let o = whittle_stdin(&["inspect", "-", "a[[["], b"<a>x</a>");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("invalid selector"));
+    // A scheme whittle does not fetch.
+    let o = whittle(&["snapshot", "ftp://example.test/x"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("invalid URL"));
+    // A bad --base-url is a usage error.
+    let o = whittle_stdin(&["snapshot", "-", "--base-url", "not a url"], b"<p>x");
+    assert_eq!(o.status.code(), Some(2));
+    // Unknown arguments.
+    assert_eq!(whittle(&["snapshot"]).status.code(), Some(2));
+    assert_eq!(whittle(&["frobnicate"]).status.code(), Some(2));
+    // Pages that are not really HTML still render.
+    for input in [&b""[..], b"\xff\xfe\x00\x01binary\x80\x81", b"\xc3\x28 invalid utf-8 \xe2\x82", b"<style>}}}{{{ a{display:</style><p>ok"] {
+        let o = whittle_stdin(&["snapshot", "-"], input);
+        assert!(o.status.success(), "input {input:?}: {}", stderr(&o));
+        assert!(stdout(&o).starts_with('#'));
+    }
+}
+
+/// A loopback HTTP server for the test: serves `routes` (path → status,
+/// content type, body) to any number of requests, on a thread.
+fn serve(routes: Vec<(&'static str, u16, &'static str, Vec<u8>)>) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap_or_else(|e| panic!("bind: {e}"));
+    let addr = listener.local_addr().unwrap_or_else(|e| panic!("addr: {e}"));
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let mut reader = BufReader::new(stream.try_clone().unwrap_or_else(|e| panic!("clone: {e}")));
+            let mut request_line = String::new();
+            if reader.read_line(&mut request_line).is_err() {
+                continue;
+            }
+            loop {
+                let mut header = String::new();
+                if reader.read_line(&mut header).map_or(true, |n| n == 0) || header == "\r\n" {
+                    break;
+                }
+            }
+            let path = request_line.split_whitespace().nth(1).unwrap_or("/").to_owned();
+            let (status, ctype, body) = routes
+                .iter()
+                .find(|(p, ..)| *p == path)
+                .map(|(_, s, c, b)| (*s, *c, b.clone()))
+                .unwrap_or((404, "text/plain", b"not found".to_vec()));
+            let head = format!(
+                "HTTP/1.1 {status} X\r\nContent-Type: {ctype}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                body.len()
+            );
+            let _ = stream.write_all(head.as_bytes());
+            let _ = stream.write_all(&body);
+            let mut rest = Vec::new();
+            let _ = reader.read_to_end(&mut rest);
+        }
+    });
+    format!("http://{addr}")
+}
+
+#[test]
+fn fetches_pages_and_their_stylesheets_over_http() {
+    let page = br#"<!doctype html><meta charset=windows-1251><title>Shop</title>
+        <link rel=stylesheet href="/style.css"><p class=promo>Secret promo</p><p>Visible
+        <a href="/next">Next</a>"#
+        .to_vec();
+    let base = serve(vec![
+        ("/page", 200, "text/html; charset=utf-8", page),
+        ("/style.css", 200, "text/css", b".promo { display: none }".to_vec()),
+        ("/missing", 404, "text/html", b"gone".to_vec()),
+    ]);
+    let o = whittle(&["snapshot", &format!("{base}/page")]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    let host = base.trim_start_matches("http://");
+    assert!(text.starts_with(&format!("# Shop · {host}/page\n")), "{text}");
+    assert!(text.contains("Visible"));
+    assert!(!text.contains("Secret promo"), "the linked stylesheet hides it: {text}");
+    // A 404 is an I/O error.
+    let o = whittle(&["snapshot", &format!("{base}/missing")]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("answered HTTP 404"), "{}", stderr(&o));
+    // Nothing listens on a port we just closed: unreachable.
+    let closed = TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).map(|a| a.port()).unwrap_or(9);
+    let o = whittle(&["snapshot", &format!("http://127.0.0.1:{closed}/")]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).starts_with("whittle: cannot fetch"), "{}", stderr(&o));
+}
