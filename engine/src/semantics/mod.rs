@@ -320,10 +320,20 @@ impl Semantics {
             Role::Textbox | Role::Searchbox | Role::Combobox | Role::Listbox => {
                 if e.is_html(&local_name!("input")) || e.is_html(&local_name!("textarea")) || e.is_html(&local_name!("select")) {
                     form::control_value(doc, id)
-                } else if role == Role::Textbox || role == Role::Searchbox {
-                    collapse_whitespace(&doc.text_content(id))
+                } else if role == Role::Listbox {
+                    // An ARIA listbox: its selected options.
+                    doc.descendants(id)
+                        .skip(1)
+                        .filter(|&d| {
+                            self.role(d) == Role::Option
+                                && doc.element(d).and_then(|o| o.attr("aria-selected")).is_some_and(|v| v.trim().eq_ignore_ascii_case("true"))
+                        })
+                        .map(|d| collapse_whitespace(&doc.text_content(d)))
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 } else {
-                    String::new()
+                    // An ARIA textbox or combobox shows its text as its value.
+                    collapse_whitespace(&doc.text_content(id))
                 }
             }
             Role::Slider | Role::SpinButton | Role::ProgressBar | Role::Meter | Role::Scrollbar => {

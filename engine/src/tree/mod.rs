@@ -428,6 +428,12 @@ impl Builder<'_> {
         if widget_role {
             return Kind::Widget;
         }
+        // A named SVG is a picture with a name; an unnamed one may hold text.
+        if role == Role::GraphicsDocument && crate::semantics::role::svg_title(self.doc, id).is_some()
+            || role == Role::GraphicsDocument && e.has_attr("aria-label")
+        {
+            return Kind::Widget;
+        }
         match role {
             Role::Heading => return Kind::Heading,
             Role::Alert | Role::Status | Role::Log | Role::Timer | Role::Marquee => return Kind::Live,
@@ -488,19 +494,28 @@ impl Builder<'_> {
                 frame.boundary = true;
             }
             Kind::Widget => {
-                let ax = self.sem.ax_node_with(&mut self.namer, self.doc, self.styles, id);
-                if role == Role::Image && ax.name.trim().is_empty() {
+                let mut ax = self.sem.ax_node_with(&mut self.namer, self.doc, self.styles, id);
+                if matches!(role, Role::Image | Role::GraphicsDocument) && ax.name.trim().is_empty() {
                     return (frame, false);
+                }
+                if role == Role::GraphicsDocument {
+                    ax.role = Role::Image;
                 }
                 // Inline widgets flow with the text (`finalize` keeps them
                 // apart from words); block-level ones get their own line.
+                // A field ends its line too: fields are wide, and a person
+                // sees a form as one field per line, each after its label.
                 let block = !self.styles.get(id).display.is_inline_level();
+                let field = matches!(
+                    role,
+                    Role::Textbox | Role::Searchbox | Role::Combobox | Role::Listbox | Role::SpinButton | Role::Slider
+                );
                 if block {
                     self.boundary();
                 }
                 let w = self.widget(id, ax);
                 self.push(Piece::Widget(w));
-                if block {
+                if block || field {
                     self.boundary();
                 }
                 if frame.suppress {
@@ -513,7 +528,12 @@ impl Builder<'_> {
                     self.push(Piece::Space);
                     frame.soft_space = true;
                 } else {
-                    let ax = self.sem.ax_node_with(&mut self.namer, self.doc, self.styles, id);
+                    let mut ax = self.sem.ax_node_with(&mut self.namer, self.doc, self.styles, id);
+                    // A name taken from the first heading would only repeat
+                    // the heading line just below.
+                    if matches!(role, Role::Dialog | Role::AlertDialog | Role::Article) && !author_named(e) {
+                        ax.name.clear();
+                    }
                     if needs_name(role) && ax.name.is_empty() {
                         self.boundary();
                         frame.boundary = true;
@@ -661,6 +681,11 @@ fn merge_texts(segments: Vec<Segment>) -> Vec<Segment> {
         }
     }
     out
+}
+
+/// Whether the author named the element (not its content or a heading).
+fn author_named(e: &Element) -> bool {
+    ["aria-label", "aria-labelledby", "title"].iter().any(|a| e.attr(a).is_some_and(|v| !v.trim().is_empty()))
 }
 
 /// Whether a hidden subtree holds anything a person would have seen: text
