@@ -9,6 +9,13 @@ fn main() {
         let t = std::time::Instant::now();
         let snap = whittle_engine::snapshot(page.as_bytes(), &Default::default(), &mut Default::default());
         println!("{kind:?} depth {depth}: {:?}, {} lines", t.elapsed(), snap.observation.lines.len());
+        if std::env::var_os("DUMPS").is_some() {
+            let t = std::time::Instant::now();
+            let a = snap.document.dump().len();
+            let b = snap.styles.dump(&snap.document).len();
+            let c = snap.semantics.dump(&snap.document, &snap.styles).len();
+            println!("  dumps {a} {b} {c} bytes in {:?}", t.elapsed());
+        }
     }
     let page = realistic_page(20 * 1024 * 1024);
     let t = std::time::Instant::now();

@@ -63,10 +63,15 @@ impl ArenaSink {
         Some((id, self.depths.borrow().get(id.index()).copied().unwrap_or(0)))
     }
 
-    /// The local name of an HTML element (`None` for other nodes).
-    pub(crate) fn html_name(&self, id: NodeId) -> Option<LocalName> {
+    /// The local name of an element as its end tag would spell it (ASCII
+    /// lower case; `None` for other nodes).
+    pub(crate) fn element_name(&self, id: NodeId) -> Option<LocalName> {
         match &self.doc.borrow().nodes[id.index()].data {
-            NodeData::Element(e) if e.is_html_element() => Some(e.name.local.clone()),
+            NodeData::Element(e) => Some(if e.name.local.bytes().any(|b| b.is_ascii_uppercase()) {
+                LocalName::from(e.name.local.to_ascii_lowercase())
+            } else {
+                e.name.local.clone()
+            }),
             _ => None,
         }
     }

@@ -3,7 +3,8 @@
 //! time quadratic in its depth (110 s measured). Chromium caps the tree depth
 //! at 512 (elements deeper than that become siblings); whittle does the same
 //! by closing the current element before a start tag would open an element
-//! below depth [`MAX_DEPTH`]. The stack then never grows past the limit, each
+//! below depth [`MAX_DEPTH`] (HTML and foreign elements alike: SVG and
+//! MathML nest without implied end tags). The stack then never grows past the limit, each
 //! scope walk is bounded, and parsing stays linear. Nothing is dropped: the
 //! deep elements and their text are all kept, as siblings.
 
@@ -44,6 +45,8 @@ fn never_close(name: &LocalName) -> bool {
             | local_name!("noscript")
             | local_name!("plaintext")
             | local_name!("template")
+            | local_name!("svg")
+            | local_name!("math")
     )
 }
 
@@ -57,7 +60,7 @@ impl TokenSink for DepthGuard {
             && !is_void(&tag.name)
             && let Some((current, depth)) = self.builder.sink.current()
             && depth >= MAX_DEPTH
-            && let Some(name) = self.builder.sink.html_name(current)
+            && let Some(name) = self.builder.sink.element_name(current)
             && !never_close(&name)
         {
             let end = Tag {

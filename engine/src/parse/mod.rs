@@ -171,7 +171,11 @@ mod tests {
         let depth = 100_000;
         let html = "<div>".repeat(depth);
         let doc = parse(html.as_bytes(), &ParseOptions::default());
-        // Every element is kept; the tree is capped at Chromium's depth.
+        // Every element is kept; the tree is capped at Chromium's depth,
+        // foreign content too.
+        let svg = parse(format!("<svg>{}", "<g>".repeat(depth)).as_bytes(), &ParseOptions::default());
+        let deepest_svg = svg.descendants(NodeId::DOCUMENT).map(|d| svg.ancestors(d).count()).max();
+        assert!(deepest_svg.is_some_and(|d| d <= depth::MAX_DEPTH as usize + 2), "{deepest_svg:?}");
         let divs = doc
             .descendants(NodeId::DOCUMENT)
             .filter(|&id| doc.element(id).is_some_and(|e| &*e.name.local == "div"))
