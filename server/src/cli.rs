@@ -68,9 +68,20 @@ fn load_document(source: &str, base_url: Option<&str>) -> Result<(Document, Vec<
     Ok((doc, sheets, problems))
 }
 
-/// `whittle snapshot`.
+/// `whittle snapshot`. With `--format json`, a page that cannot be loaded
+/// also gives an error envelope (`ok: false`, `server.error.code`) on
+/// standard output.
 pub fn snapshot(source: &str, format: Format, base_url: Option<&str>, verbose: bool, out: &mut dyn Write) -> Result<(), CliError> {
-    let (doc, sheets, problems) = load_document(source, base_url)?;
+    let loaded = load_document(source, base_url);
+    if format == Format::Json
+        && let Err(CliError::Load(e)) = &loaded
+    {
+        let ids = Ids { tool: "snapshot".into(), operation_id: String::new(), tab_id: "1".into() };
+        let envelope = Envelope::error(ids, e.code(), e.to_string());
+        serde_json::to_writer_pretty(&mut *out, &envelope).map_err(std::io::Error::from)?;
+        out.write_all(b"\n")?;
+    }
+    let (doc, sheets, problems) = loaded?;
     let origin = doc.url().filter(|u| u.scheme() != "file").map(|u| u.origin().ascii_serialization());
     let mut options = SnapshotOptions::default();
     options.cascade.stylesheets = sheets;

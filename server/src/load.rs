@@ -45,6 +45,14 @@ pub enum LoadError {
         /// The status code.
         status: u16,
     },
+    /// The response is not a page (an image, a PDF, an archive…).
+    #[error("{url} is not an HTML page (Content-Type: {content_type})")]
+    NotHtml {
+        /// The URL.
+        url: String,
+        /// What it is.
+        content_type: String,
+    },
     /// The page is larger than whittle reads.
     #[error("{what} is larger than {limit} bytes")]
     TooLarge {
@@ -141,14 +149,19 @@ fn fetch_page(url: &Url) -> Result<Page, LoadError> {
     let rt = runtime().map_err(net)?;
     let client = client().map_err(net)?;
     rt.block_on(async {
-        let (bytes, final_url, charset) = fetch(&client, url, MAX_PAGE_BYTES).await?;
+        let (bytes, final_url, charset) = fetch(&client, url, MAX_PAGE_BYTES, true).await?;
         Ok(Page { bytes, url: Some(final_url), charset })
     })
 }
 
 /// GETs `url` with a size cap; gives the body, the final URL and the
 /// `Content-Type` charset.
-async fn fetch(client: &reqwest::Client, url: &Url, limit: usize) -> Result<(Vec<u8>, Url, Option<String>), LoadError> {
+async fn fetch(
+    client: &reqwest::Client,
+    url: &Url,
+    limit: usize,
+    expect_html: bool,
+) -> Result<(Vec<u8>, Url, Option<String>), LoadError> {
     let net = |e: reqwest::Error| LoadError::Network { url: url.to_string(), message: error_chain(&e) };
     let mut response = client.get(url.clone()).send().await.map_err(net)?;
     let status = response.status();
@@ -159,10 +172,13 @@ async fn fetch(client: &reqwest::Client, url: &Url, limit: usize) -> Result<(Vec
         return Err(LoadError::TooLarge { what: url.to_string(), limit });
     }
     let final_url = response.url().clone();
-    let charset = response
-        .headers()
-        .get(reqwest::header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
+    let content_type =
+        response.headers().get(reqwest::header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).map(str::to_owned);
+    if expect_html && let Some(ct) = content_type.as_deref().filter(|ct| !is_markup(ct)) {
+        return Err(LoadError::NotHtml { url: url.to_string(), content_type: ct.to_owned() });
+    }
+    let charset = content_type
+        .as_deref()
         .and_then(whittle_engine::parse::charset::charset_from_content_type)
         .map(str::to_owned);
     let mut body = Vec::new();
@@ -173,6 +189,30 @@ async fn fetch(client: &reqwest::Client, url: &Url, limit: usize) -> Result<(Vec
         body.extend_from_slice(&chunk);
     }
     Ok((body, final_url, charset))
+}
+
+/// Whether a `Content-Type` is something whittle reads as a page: HTML,
+/// XHTML, XML, plain text (rendered as text).
+fn is_markup(content_type: &str) -> bool {
+    let essence = content_type.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
+    essence.is_empty()
+        || essence.starts_with("text/")
+        || essence.contains("html")
+        || essence.contains("xml")
+}
+
+impl LoadError {
+    /// The protocol's error code for this failure (PROTOCOL §4).
+    pub fn code(&self) -> &'static str {
+        match self {
+            LoadError::InvalidUrl(..) => "invalid_url",
+            LoadError::TooLarge { .. } => "too_large",
+            LoadError::Network { message, .. } if message.contains("timed out") => "nav_timeout",
+            LoadError::Io { .. } | LoadError::Network { .. } | LoadError::Status { .. } | LoadError::NotHtml { .. } => {
+                "nav_failed"
+            }
+        }
+    }
 }
 
 /// The whole cause chain of an error, on one line.
@@ -219,7 +259,7 @@ pub fn linked_stylesheets(hrefs: &[Url]) -> (Vec<StylesheetText>, Vec<String>) {
                         .map(|u| {
                             let client = client.clone();
                             let u = u.clone();
-                            async move { (u.clone(), fetch(&client, &u, MAX_SHEET_BYTES).await) }
+                            async move { (u.clone(), fetch(&client, &u, MAX_SHEET_BYTES, false).await) }
                         })
                         .collect();
                     futures_join_all(tasks).await

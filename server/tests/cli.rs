@@ -122,6 +122,9 @@ fn bad_input_gives_clear_errors_and_exit_codes() {
     let o = whittle(&["snapshot", "ftp://example.test/x"]);
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("invalid URL"));
+    let o = whittle(&["snapshot", "--format", "json", "ftp://example.test/x"]);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap_or_default();
+    assert_eq!(v["server"]["error"]["code"], "invalid_url");
     // A bad --base-url is a usage error.
     let o = whittle_stdin(&["snapshot", "-", "--base-url", "not a url"], b"<p>x");
     assert_eq!(o.status.code(), Some(2));
@@ -184,6 +187,7 @@ fn fetches_pages_and_their_stylesheets_over_http() {
         ("/page", 200, "text/html; charset=utf-8", page),
         ("/style.css", 200, "text/css", b".promo { display: none }".to_vec()),
         ("/missing", 404, "text/html", b"gone".to_vec()),
+        ("/logo.png", 200, "image/png", b"\x89PNG\r\n".to_vec()),
     ]);
     let o = whittle(&["snapshot", &format!("{base}/page")]);
     assert!(o.status.success(), "{}", stderr(&o));
@@ -192,10 +196,19 @@ fn fetches_pages_and_their_stylesheets_over_http() {
     assert!(text.starts_with(&format!("# Shop · {host}/page\n")), "{text}");
     assert!(text.contains("Visible"));
     assert!(!text.contains("Secret promo"), "the linked stylesheet hides it: {text}");
-    // A 404 is an I/O error.
+    // A 404 is an I/O error; in JSON it is also an error envelope.
     let o = whittle(&["snapshot", &format!("{base}/missing")]);
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("answered HTTP 404"), "{}", stderr(&o));
+    let o = whittle(&["snapshot", "--format", "json", &format!("{base}/missing")]);
+    assert_eq!(o.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap_or_default();
+    assert_eq!(v["ok"], false);
+    assert_eq!(v["server"]["error"]["code"], "nav_failed");
+    // Something that is not a page is refused, not rendered.
+    let o = whittle(&["snapshot", &format!("{base}/logo.png")]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("not an HTML page (Content-Type: image/png)"), "{}", stderr(&o));
     // Nothing listens on a port we just closed: unreachable.
     let closed = TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).map(|a| a.port()).unwrap_or(9);
     let o = whittle(&["snapshot", &format!("http://127.0.0.1:{closed}/")]);

@@ -72,9 +72,10 @@ pub fn render(doc: &Document, tree: &AxTree, options: &RenderOptions) -> Observa
     let title = doc.title();
     let url = doc.url().map(|u| u.to_string()).unwrap_or_default();
     let compact = doc.url().map(compact_url).unwrap_or_default();
+    let shown_title = crate::text::truncate_chars(&one_line(&title), options.max_name_chars);
     let header = match (title.is_empty(), compact.is_empty()) {
-        (false, false) => format!("# {} · {}", one_line(&title), compact),
-        (false, true) => format!("# {}", one_line(&title)),
+        (false, false) => format!("# {shown_title} · {compact}"),
+        (false, true) => format!("# {shown_title}"),
         (true, false) => format!("# {compact}"),
         (true, true) => "#".to_owned(),
     };

@@ -329,7 +329,7 @@ impl Builder<'_> {
             let mut first = true;
             for part in text.split('\n') {
                 if !first {
-                    self.hard_break();
+                    self.boundary();
                 }
                 first = false;
                 self.push(Piece::Text(part.to_owned()));
@@ -352,10 +352,6 @@ impl Builder<'_> {
         } else {
             self.flush_line();
         }
-    }
-
-    fn hard_break(&mut self) {
-        self.boundary();
     }
 
     /// Turns the current container line into an item.

@@ -13,11 +13,12 @@ use crate::dom::NodeId;
 pub struct RefTable {
     next: u32,
     current: HashMap<NodeId, u32>,
+    nodes: HashMap<u32, NodeId>,
 }
 
 impl Default for RefTable {
     fn default() -> RefTable {
-        RefTable { next: 1, current: HashMap::new() }
+        RefTable { next: 1, current: HashMap::new(), nodes: HashMap::new() }
     }
 }
 
@@ -31,6 +32,7 @@ impl RefTable {
     /// document mean nothing now, but their numbers stay used.
     pub fn begin_document(&mut self) {
         self.current.clear();
+        self.nodes.clear();
     }
 
     /// The ref of `node` in the current document, assigning the next
@@ -42,6 +44,7 @@ impl RefTable {
         let r = self.next;
         self.next = self.next.saturating_add(1);
         self.current.insert(node, r);
+        self.nodes.insert(r, node);
         r
     }
 
@@ -52,7 +55,7 @@ impl RefTable {
 
     /// The node a ref names in the current document.
     pub fn node(&self, r: u32) -> Option<NodeId> {
-        self.current.iter().find(|&(_, &v)| v == r).map(|(&k, _)| k)
+        self.nodes.get(&r).copied()
     }
 }
 
@@ -67,7 +70,9 @@ mod tests {
         let b = t.assign(NodeId::from_index(9));
         assert_eq!((a, b), (1, 2));
         assert_eq!(t.assign(NodeId::from_index(5)), 1);
+        assert_eq!(t.node(2), Some(NodeId::from_index(9)));
         t.begin_document();
+        assert_eq!(t.node(2), None);
         assert_eq!(t.get(NodeId::from_index(5)), None);
         assert_eq!(t.assign(NodeId::from_index(5)), 3);
     }

@@ -1,7 +1,8 @@
-//! Every page of the shared corpus (readability, article-extraction,
-//! htmlparser-benchmark, servo-warc-pages, bootstrap, lol-html-bench,
-//! html5ever-bench) snapshots without panicking, gives the same output
-//! twice, and gives a well-formed observation and envelope.
+//! Every page of the shared corpus — every `*.html` under it (readability's
+//! sources and expected outputs, htmlparser-benchmark, servo-warc-pages,
+//! bootstrap, lol-html-bench, html5ever-bench, wpt with `manual/`) and the
+//! gzipped article-extraction pages — snapshots without panicking, gives the
+//! same output twice, and gives a well-formed observation and envelope.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::PathBuf;
@@ -43,13 +44,14 @@ fn every_corpus_page_snapshots() {
         println!("corpus: skipped: {}", whittle_corpus::shared_missing_reason());
         return;
     }
-    let mut pages = Vec::new();
     for suite in Suite::ALL {
-        let p = suite.pages();
-        println!("corpus: {} pages in {}", p.len(), suite.name());
-        assert!(!p.is_empty(), "suite {} has no pages", suite.name());
-        pages.extend(p);
+        let n = suite.pages().len();
+        println!("corpus: {n} pages in {}", suite.name());
+        assert!(n > 0, "suite {} has no pages", suite.name());
     }
+    let shared = whittle_corpus::shared_dir().unwrap_or_default();
+    let mut pages = whittle_corpus::html_files_under(&shared, &[]);
+    pages.extend(Suite::ArticleExtraction.pages());
     // Split the pages over the machine's cores.
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get()).max(1);
     let chunk = pages.len().div_ceil(threads);
