@@ -8,6 +8,8 @@
 //! as Chromium keeps looking past 1,024 bytes while it is still in `<head>`;
 //! real pages often declare their charset after long inline scripts.
 
+use std::borrow::Cow;
+
 use encoding_rs::{Encoding, UTF_8, WINDOWS_1252};
 
 /// How many leading bytes the `<meta>` prescan examines.
@@ -30,9 +32,9 @@ pub enum EncodingSource {
 
 /// The decoded text and how it was decoded.
 #[derive(Debug)]
-pub struct Decoded {
-    /// The page as Unicode.
-    pub text: String,
+pub struct Decoded<'a> {
+    /// The page as Unicode (borrowed when the bytes were valid UTF-8).
+    pub text: Cow<'a, str>,
     /// The encoding used.
     pub encoding: &'static Encoding,
     /// How it was chosen.
@@ -42,7 +44,7 @@ pub struct Decoded {
 }
 
 /// Picks the encoding for `bytes` and decodes them.
-pub fn decode(bytes: &[u8], transport_charset: Option<&str>) -> Decoded {
+pub fn decode<'a>(bytes: &'a [u8], transport_charset: Option<&str>) -> Decoded<'a> {
     let (encoding, source, body) = if let Some((enc, bom_len)) = Encoding::for_bom(bytes) {
         (enc, EncodingSource::Bom, &bytes[bom_len..])
     } else if let Some(enc) = transport_charset.and_then(label_to_encoding) {
@@ -55,7 +57,7 @@ pub fn decode(bytes: &[u8], transport_charset: Option<&str>) -> Decoded {
         (WINDOWS_1252, EncodingSource::Fallback, bytes)
     };
     let (text, had_errors) = encoding.decode_without_bom_handling(body);
-    Decoded { text: text.into_owned(), encoding, source, had_errors }
+    Decoded { text, encoding, source, had_errors }
 }
 
 /// An encoding label as HTML treats it: UTF-16 declared in markup means

@@ -59,7 +59,7 @@ pub fn parse(bytes: &[u8], options: &ParseOptions) -> Document {
     {
         let (text, had_errors) = enc.decode_without_bom_handling(bytes);
         let redecoded = charset::Decoded {
-            text: text.into_owned(),
+            text,
             encoding: enc,
             source: charset::EncodingSource::Meta,
             had_errors,
@@ -78,7 +78,7 @@ pub fn parse_str(text: &str, options: &ParseOptions) -> Document {
 fn parse_str_inner(
     text: &str,
     options: &ParseOptions,
-    decoded: Option<&charset::Decoded>,
+    decoded: Option<&charset::Decoded<'_>>,
 ) -> (Document, Option<&'static encoding_rs::Encoding>) {
     let mut doc = Document::empty();
     doc.url = options.url.clone();

@@ -419,3 +419,89 @@ impl NameComputer<'_> {
         self.0.name(id)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{CascadeOptions, cascade, parse};
+
+    /// (role, name, states) of every element with an id, in tree order.
+    fn describe(html: &str) -> Vec<(String, String, String, Vec<&'static str>)> {
+        let doc = parse(html.as_bytes(), &Default::default());
+        let styles = cascade(&doc, &CascadeOptions::default());
+        let sem = compute_semantics(&doc, &styles);
+        doc.descendants(NodeId::DOCUMENT)
+            .filter_map(|id| {
+                let e = doc.element(id)?;
+                let key = e.attr("id")?.to_owned();
+                let ax = sem.ax_node(&doc, &styles, id);
+                Some((key, ax.role.as_str().to_owned(), ax.name, ax.states.names().collect()))
+            })
+            .collect()
+    }
+
+    fn role_of(html: &str, id: &str) -> String {
+        describe(html).into_iter().find(|d| d.0 == id).map(|d| d.1).unwrap_or_default()
+    }
+
+    #[test]
+    fn data_and_layout_tables() {
+        let data = "<table id=t><tr><th id=h>A<th>B<tr><td id=c>1<td>2</table>";
+        assert_eq!(role_of(data, "t"), "table");
+        assert_eq!(role_of(data, "h"), "columnheader");
+        assert_eq!(role_of(data, "c"), "cell");
+        let layout = "<table id=t><tr><td id=c><p>nav</p><td><p>content</p></table>";
+        assert_eq!(role_of(layout, "t"), "generic");
+        assert_eq!(role_of(layout, "c"), "generic");
+        let row_header = "<table><tr><th id=h>Name<td>x<tr><th>Age<td>y</table>";
+        assert_eq!(role_of(row_header, "h"), "rowheader");
+    }
+
+    #[test]
+    fn context_roles() {
+        assert_eq!(role_of("<ul><div><li id=i>x</li></div></ul>", "i"), "listitem");
+        assert_eq!(role_of("<li id=i>x</li>", "i"), "generic");
+        assert_eq!(role_of("<header id=h>x</header>", "h"), "banner");
+        assert_eq!(role_of("<article><header id=h>x</header></article>", "h"), "sectionheader");
+        assert_eq!(role_of("<main><aside id=a>x</aside></main>", "a"), "complementary");
+        assert_eq!(role_of("<section><aside id=a>x</aside></section>", "a"), "generic");
+        assert_eq!(role_of("<select id=s><option>a</select>", "s"), "combobox");
+        assert_eq!(role_of("<select id=s multiple><option>a</select>", "s"), "listbox");
+        assert_eq!(role_of("<input id=i list=l>", "i"), "combobox");
+        assert_eq!(role_of("<div role='bogus button link' id=d>x</div>", "d"), "button");
+        assert_eq!(role_of("<h2 role=none id=h tabindex=0>x</h2>", "h"), "heading");
+        assert_eq!(role_of("<div role=button><span role=button id=i>x</span></div>", "i"), "none");
+    }
+
+    #[test]
+    fn names_states_and_summaries() {
+        let html = r#"<details id=d><summary id=s>More</summary>x</details>
+            <span id=lbl>Search</span><input id=q aria-labelledby="lbl q" value="lanterns">
+            <button id=b aria-describedby=hint>Pay</button><p id=hint>Charged today</p>
+            <input id=c type=checkbox aria-checked=mixed checked>"#;
+        let d = describe(html);
+        let get = |id: &str| d.iter().find(|x| x.0 == id).cloned().unwrap_or_default();
+        assert_eq!(get("s").1, "button");
+        assert_eq!(get("s").3, vec!["collapsed"]);
+        assert_eq!(get("q").2, "Search lanterns");
+        assert_eq!(get("c").3, vec!["checked"], "native checked wins over aria-checked");
+        let doc = parse(html.as_bytes(), &Default::default());
+        let styles = cascade(&doc, &CascadeOptions::default());
+        let sem = compute_semantics(&doc, &styles);
+        let b = doc.element_by_id("b").unwrap_or(NodeId::DOCUMENT);
+        assert_eq!(sem.ax_node(&doc, &styles, b).description, "Charged today");
+    }
+
+    #[test]
+    fn name_computation_stays_bounded_on_hostile_nesting() {
+        // 50,000 nested role=button spans: each name is bounded by the
+        // recursion cap and the node budget, so this finishes quickly.
+        let html = format!("{}x{}", "<span role=button>".repeat(50_000), "</span>".repeat(50_000));
+        let doc = parse(html.as_bytes(), &Default::default());
+        let styles = cascade(&doc, &CascadeOptions::default());
+        let sem = compute_semantics(&doc, &styles);
+        let first = doc.descendants(NodeId::DOCUMENT).find(|&n| sem.role(n) == Role::Button);
+        let name = first.map(|n| sem.ax_node(&doc, &styles, n).name).unwrap_or_default();
+        assert!(name.len() <= 4_000);
+    }
+}

@@ -191,7 +191,9 @@ impl<'a> Namer<'a> {
             return String::new();
         }
         // 2C/2E: an embedded control inside another's name gives its value.
-        if in_recursion && id != self.root && role.is_embedded_control() {
+        // (A field that lists itself in its own aria-labelledby contributes
+        // its value there too: "Delete [5] days".)
+        if in_recursion && (id != self.root || walk.mode == Mode::Referenced) && role.is_embedded_control() {
             return self.embedded_value(id, e, role);
         }
         // 2C: aria-label.

@@ -125,6 +125,38 @@ impl AxTree {
         list.into_iter()
     }
 
+    /// A plain-text dump of the items: one per line, indented by depth,
+    /// with the element each stands for and its widgets as
+    /// `{role "name" [ref] #node}`.
+    pub fn dump(&self) -> String {
+        use std::fmt::Write;
+        let mut out = String::new();
+        self.walk(|depth, item| {
+            out.push_str(&"  ".repeat(depth));
+            if let Some(n) = item.node {
+                let _ = write!(out, "#{} ", n.index());
+            }
+            let _ = write!(out, "{:?}:", item.prefix);
+            for seg in &item.head {
+                match seg {
+                    Segment::Text(t) => {
+                        let _ = write!(out, " {t:?}");
+                    }
+                    Segment::Widget(w) => {
+                        let w = &self.widgets[*w];
+                        let _ = write!(out, " {{{} {:?}", w.role.as_str(), w.name);
+                        if let Some(r) = w.ref_id {
+                            let _ = write!(out, " [{r}]");
+                        }
+                        let _ = write!(out, " #{}}}", w.node.index());
+                    }
+                }
+            }
+            out.push('\n');
+        });
+        out
+    }
+
     /// Calls `f(depth, item)` for every item in tree order, without
     /// recursion.
     pub fn walk(&self, mut f: impl FnMut(usize, &Item)) {
@@ -802,5 +834,50 @@ fn assign_refs(tree: &mut AxTree, refs: &mut RefTable) {
         if widget.wants_ref {
             widget.ref_id = Some(refs.assign(widget.node));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{RefTable, SnapshotOptions, snapshot};
+
+    fn tree_dump(html: &str) -> String {
+        snapshot(html.as_bytes(), &SnapshotOptions::default(), &mut RefTable::new()).tree.dump()
+    }
+
+    #[test]
+    fn dump_shows_items_widgets_and_nodes() {
+        let dump = tree_dump("<nav aria-label=Main><a href=/>Home</a></nav><p>Hi <b>there</b></p>");
+        let lines: Vec<&str> = dump.lines().collect();
+        assert_eq!(lines.len(), 3, "{dump}");
+        assert!(lines[0].contains(r#"None: {navigation "Main""#), "{dump}");
+        assert!(lines[1].starts_with("  None: {link \"Home\" [1] #"), "{dump}");
+        assert_eq!(lines[2], r#"None: "Hi there""#);
+    }
+
+    #[test]
+    fn labels_are_not_repeated_but_their_links_stay() {
+        let html = r#"<label for=e>Email</label><input id=e>
+            <label><input type=checkbox> I accept the <a href=/terms>terms</a></label>"#;
+        let text = snapshot(html.as_bytes(), &SnapshotOptions::default(), &mut RefTable::new()).observation.text();
+        assert_eq!(text, "#\n[1] textbox \"Email\"\n[2] checkbox \"I accept the terms\" [3] link \"terms\"\n");
+    }
+
+    #[test]
+    fn empty_containers_are_dropped() {
+        let html = "<ul></ul><nav><a href=/ hidden>x</a></nav><main><p>text</p></main>";
+        let text = snapshot(html.as_bytes(), &SnapshotOptions::default(), &mut RefTable::new()).observation.text();
+        assert_eq!(text, "#\nmain\n text\n");
+    }
+
+    #[test]
+    fn refs_continue_across_snapshots_of_one_table() {
+        let mut refs = RefTable::new();
+        let html = b"<a href=/a>a</a><a href=/b>b</a>";
+        let first = snapshot(html, &SnapshotOptions::default(), &mut refs).observation.text();
+        let second = snapshot(html, &SnapshotOptions::default(), &mut refs).observation.text();
+        assert!(first.contains("[1] link \"a\""));
+        // A new document gets new numbers: never reused within a session.
+        assert!(second.contains("[3] link \"a\""), "{second}");
     }
 }
