@@ -40,7 +40,9 @@ pub use dom::{Document, Edge, Element, NodeData, NodeId};
 pub use parse::{ParseOptions, parse, parse_str};
 pub use render::{Envelope, Observation, RenderOptions, compact_url, render};
 pub use semantics::{AxNode, Semantics, compute_semantics};
-pub use style::{CascadeOptions, Selector, SelectorError, Styles, StylesheetText, Viewport, cascade};
+pub use style::{
+    CascadeOptions, Selector, SelectorError, Styles, StylesheetText, Viewport, cascade, linked_stylesheet_urls,
+};
 pub use text::collapse_whitespace;
 pub use tree::{AxTree, RefTable, build_tree};
 

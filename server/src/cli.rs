@@ -6,8 +6,8 @@ use serde::Serialize;
 use url::Url;
 use whittle_engine::render::envelope::{Ids, fnv1a};
 use whittle_engine::{
-    Document, Envelope, NodeData, NodeId, RefTable, Selector, SnapshotOptions, StylesheetText, parse,
-    snapshot_document,
+    CascadeOptions, Document, Envelope, NodeData, RefTable, Selector, SnapshotOptions, StylesheetText,
+    linked_stylesheet_urls, parse, snapshot_document,
 };
 
 use crate::load::{LoadError, linked_stylesheets, load};
@@ -54,16 +54,8 @@ fn load_document(source: &str, base_url: Option<&str>) -> Result<(Document, Vec<
     };
     let options = whittle_engine::ParseOptions { url, transport_charset: page.charset.clone(), scripting: true };
     let doc = parse(&page.bytes, &options);
-    // Linked stylesheets resolve against the base URL; fetch what they name.
-    let hrefs: Vec<Url> = doc
-        .descendants(NodeId::DOCUMENT)
-        .filter_map(|id| {
-            let e = doc.element(id)?;
-            let is_sheet = &*e.name.local == "link"
-                && e.attr("rel").is_some_and(|r| r.split_ascii_whitespace().any(|t| t.eq_ignore_ascii_case("stylesheet")));
-            if is_sheet { doc.resolve_url(e.attr("href")?) } else { None }
-        })
-        .collect();
+    // Linked stylesheets resolve against the base URL; fetch what applies.
+    let hrefs = linked_stylesheet_urls(&doc, &CascadeOptions::default());
     let (sheets, problems) = linked_stylesheets(&hrefs);
     Ok((doc, sheets, problems))
 }

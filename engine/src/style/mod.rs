@@ -298,6 +298,27 @@ fn is_stylesheet_link(e: &Element) -> bool {
         && !e.has_attr("disabled")
 }
 
+/// The absolute URLs of the stylesheets the page links to and that apply
+/// (`rel=stylesheet`, not `alternate`, not `disabled`, `media` matching the
+/// viewport), in tree order: what a caller should fetch and pass back in
+/// [`CascadeOptions::stylesheets`].
+pub fn linked_stylesheet_urls(doc: &Document, options: &CascadeOptions) -> Vec<url::Url> {
+    let env = MediaEnv {
+        width: options.viewport.width as f32,
+        height: options.viewport.height as f32,
+        scripting: options.scripting,
+    };
+    doc.descendants(NodeId::DOCUMENT)
+        .filter_map(|id| {
+            let e = doc.element(id)?;
+            if !is_stylesheet_link(e) || !e.attr("media").is_none_or(|m| media::matches_media_list(m, &env)) {
+                return None;
+            }
+            doc.resolve_url(e.attr("href")?)
+        })
+        .collect()
+}
+
 /// Runs the cascade.
 ///
 /// ```
