@@ -103,8 +103,16 @@ impl Element {
     /// Recomputes `id` and `classes` after the attribute list changed.
     pub(crate) fn refresh_cached_attrs(&mut self) {
         self.id = self.attr("id").filter(|v| !v.is_empty()).map(LocalName::from);
+        // A class list is an ordered set (DOM's DOMTokenList): duplicates
+        // would make every class rule be tried once per copy.
         self.classes = match self.attr("class") {
-            Some(list) => list.split_ascii_whitespace().map(LocalName::from).collect(),
+            Some(list) => {
+                let mut seen = std::collections::HashSet::new();
+                list.split(crate::text::is_html_space)
+                    .filter(|c| !c.is_empty() && seen.insert(*c))
+                    .map(LocalName::from)
+                    .collect()
+            }
             None => Box::new([]),
         };
     }

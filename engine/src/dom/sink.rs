@@ -12,6 +12,7 @@ use html5ever::tendril::StrTendril;
 use html5ever::{Attribute, LocalName, Namespace, QualName};
 
 use super::{Attr, Document, Element, Node, NodeData, NodeId};
+use crate::parse::MAX_DEPTH;
 
 /// Parse errors beyond this many are counted, not kept.
 const KEPT_PARSE_ERRORS: usize = 8;
@@ -20,10 +21,6 @@ pub(crate) struct ArenaSink {
     doc: RefCell<Document>,
     parse_errors: Cell<usize>,
     kept_errors: RefCell<Vec<Cow<'static, str>>>,
-    /// Tree depth of each node (kept for the nesting limit, see
-    /// `parse::depth`); a node moved by the adoption agency keeps its
-    /// descendants' old depths, which is close enough for a limit.
-    depths: RefCell<Vec<u32>>,
     /// The element the parser most likely has as its current node: the last
     /// non-void element inserted, or the parent of the last one popped.
     current: Cell<Option<NodeId>>,
@@ -47,43 +44,41 @@ impl ElemName for SinkName {
 
 impl ArenaSink {
     pub(crate) fn new(doc: Document) -> ArenaSink {
-        let nodes = doc.nodes.len();
         ArenaSink {
             doc: RefCell::new(doc),
             parse_errors: Cell::new(0),
             kept_errors: RefCell::new(Vec::new()),
-            depths: RefCell::new(vec![0; nodes]),
             current: Cell::new(None),
         }
     }
 
-    /// The likely current node of the parser and its depth in the tree.
+    /// The likely current node of the parser and its depth in the tree
+    /// (counted up to `MAX_DEPTH + 1`).
     pub(crate) fn current(&self) -> Option<(NodeId, u32)> {
         let id = self.current.get()?;
-        Some((id, self.depths.borrow().get(id.index()).copied().unwrap_or(0)))
+        Some((id, depth_of(&self.doc.borrow(), id)))
     }
 
     /// The local name of an element as its end tag would spell it (ASCII
-    /// lower case; `None` for other nodes).
-    pub(crate) fn element_name(&self, id: NodeId) -> Option<LocalName> {
+    /// lower case), and whether it is an HTML element; `None` for other
+    /// nodes.
+    pub(crate) fn element_name(&self, id: NodeId) -> Option<(LocalName, bool)> {
         match &self.doc.borrow().nodes[id.index()].data {
-            NodeData::Element(e) => Some(if e.name.local.bytes().any(|b| b.is_ascii_uppercase()) {
-                LocalName::from(e.name.local.to_ascii_lowercase())
-            } else {
-                e.name.local.clone()
-            }),
+            NodeData::Element(e) => {
+                let name = if e.name.local.bytes().any(|b| b.is_ascii_uppercase()) {
+                    LocalName::from(e.name.local.to_ascii_lowercase())
+                } else {
+                    e.name.local.clone()
+                };
+                Some((name, e.is_html_element()))
+            }
             _ => None,
         }
     }
 
-    /// Records that `child` now hangs under `parent`.
-    fn placed(&self, child: NodeId, parent: Option<NodeId>) {
-        let mut depths = self.depths.borrow_mut();
-        let depth = parent.and_then(|p| depths.get(p.index()).copied()).unwrap_or(0) + 1;
-        if let Some(d) = depths.get_mut(child.index()) {
-            *d = depth;
-        }
-        drop(depths);
+    /// Records that `child` was just inserted: the parser's likely current
+    /// node.
+    fn placed(&self, child: NodeId) {
         let doc = self.doc.borrow();
         if let NodeData::Element(e) = &doc.nodes[child.index()].data
             && !(e.is_html_element() && is_void(&e.name.local))
@@ -93,8 +88,13 @@ impl ArenaSink {
     }
 
     fn push(&self, data: NodeData) -> NodeId {
-        self.depths.borrow_mut().push(0);
         let mut doc = self.doc.borrow_mut();
+        // NodeId is a u32: past that many nodes (over 4 billion, far beyond
+        // any input whittle accepts) new nodes would alias old ones. Refuse
+        // to grow instead; the parser keeps going with a placeholder.
+        if doc.nodes.len() >= u32::MAX as usize {
+            return NodeId::DOCUMENT;
+        }
         let id = NodeId::from_index(doc.nodes.len());
         doc.nodes.push(Node {
             parent: None,
@@ -106,6 +106,40 @@ impl ArenaSink {
         });
         id
     }
+}
+
+/// The depth of a node below the document, counted up to
+/// `MAX_DEPTH + 1` (deeper does not matter).
+fn depth_of(doc: &Document, id: NodeId) -> u32 {
+    let mut depth = 0;
+    let mut at = id;
+    while let Some(p) = doc.nodes[at.index()].parent {
+        depth += 1;
+        if depth > MAX_DEPTH {
+            break;
+        }
+        at = p;
+    }
+    depth
+}
+
+/// Where an element may hang when the parser puts it under `parent`: like
+/// Chromium, nothing goes below [`MAX_DEPTH`]; a deeper element becomes a
+/// child of the ancestor at the limit instead (so it lands as a sibling of
+/// the deep chain's last element).
+fn clamp_parent(doc: &Document, parent: NodeId) -> NodeId {
+    let depth = depth_of(doc, parent);
+    if depth < MAX_DEPTH {
+        return parent;
+    }
+    let mut at = parent;
+    for _ in MAX_DEPTH - 1..depth {
+        match doc.nodes[at.index()].parent {
+            Some(p) => at = p,
+            None => break,
+        }
+    }
+    at
 }
 
 /// Unlinks `id` from its parent and siblings.
@@ -265,9 +299,14 @@ impl TreeSink for ArenaSink {
         match child {
             NodeOrText::AppendNode(node) => {
                 detach(&mut doc, node);
-                append_child(&mut doc, *parent, node);
+                let parent = if matches!(doc.nodes[node.index()].data, NodeData::Element(_)) {
+                    clamp_parent(&doc, *parent)
+                } else {
+                    *parent
+                };
+                append_child(&mut doc, parent, node);
                 drop(doc);
-                self.placed(node, Some(*parent));
+                self.placed(node);
             }
             NodeOrText::AppendText(text) => {
                 if let Some(last) = doc.nodes[parent.index()].last_child
@@ -325,10 +364,15 @@ impl TreeSink for ArenaSink {
         match new_node {
             NodeOrText::AppendNode(node) => {
                 detach(&mut doc, node);
-                insert_before(&mut doc, *sibling, node);
-                let parent = doc.nodes[sibling.index()].parent;
+                let deep = doc.nodes[sibling.index()].parent.is_some_and(|p| depth_of(&doc, p) >= MAX_DEPTH);
+                if deep && matches!(doc.nodes[node.index()].data, NodeData::Element(_)) {
+                    let parent = doc.nodes[sibling.index()].parent.map_or(NodeId::DOCUMENT, |p| clamp_parent(&doc, p));
+                    append_child(&mut doc, parent, node);
+                } else {
+                    insert_before(&mut doc, *sibling, node);
+                }
                 drop(doc);
-                self.placed(node, parent);
+                self.placed(node);
             }
             NodeOrText::AppendText(text) => {
                 if let Some(prev) = doc.nodes[sibling.index()].prev_sibling
@@ -347,8 +391,9 @@ impl TreeSink for ArenaSink {
     fn add_attrs_if_missing(&self, target: &NodeId, attrs: Vec<Attribute>) {
         let mut doc = self.doc.borrow_mut();
         if let NodeData::Element(e) = &mut doc.nodes[target.index()].data {
+            let mut present: std::collections::HashSet<QualName> = e.attrs.iter().map(|a| a.name.clone()).collect();
             for a in attrs {
-                if !e.attrs.iter().any(|x| x.name == a.name) {
+                if present.insert(a.name.clone()) {
                     e.attrs.push(Attr { name: a.name, value: String::from(&*a.value) });
                 }
             }
@@ -367,9 +412,10 @@ impl TreeSink for ArenaSink {
 
     fn reparent_children(&self, node: &NodeId, new_parent: &NodeId) {
         let mut doc = self.doc.borrow_mut();
+        let new_parent = clamp_parent(&doc, *new_parent);
         while let Some(child) = doc.nodes[node.index()].first_child {
             detach(&mut doc, child);
-            append_child(&mut doc, *new_parent, child);
+            append_child(&mut doc, new_parent, child);
         }
     }
 }

@@ -17,8 +17,9 @@ use html5ever::{LocalName, local_name};
 use crate::dom::{ArenaSink, NodeId, is_void};
 
 /// The deepest an element may sit in the tree (Chromium's
-/// `kMaximumHTMLParserDOMTreeDepth`).
-pub(crate) const MAX_DEPTH: u32 = 512;
+/// `kMaximumHTMLParserDOMTreeDepth`). The sink enforces it on every
+/// insertion (`dom::sink`); this guard keeps html5ever's own stack short.
+pub const MAX_DEPTH: u32 = 512;
 
 /// Sits between the tokenizer and the tree builder.
 pub(crate) struct DepthGuard {
@@ -26,10 +27,11 @@ pub(crate) struct DepthGuard {
     pub(crate) flattened: Cell<usize>,
 }
 
-/// Elements whose end tag must not be invented: their contents are raw text
-/// (the tokenizer is in a special state) or they frame the document.
-fn never_close(name: &LocalName) -> bool {
-    matches!(
+/// HTML elements whose end tag must not be invented: their contents are
+/// raw text (the tokenizer is in a special state) or they frame the
+/// document. Foreign (SVG, MathML) elements can always be closed.
+fn never_close(name: &LocalName, html: bool) -> bool {
+    html && matches!(
         *name,
         local_name!("html")
             | local_name!("head")
@@ -45,8 +47,6 @@ fn never_close(name: &LocalName) -> bool {
             | local_name!("noscript")
             | local_name!("plaintext")
             | local_name!("template")
-            | local_name!("svg")
-            | local_name!("math")
     )
 }
 
@@ -60,8 +60,8 @@ impl TokenSink for DepthGuard {
             && !is_void(&tag.name)
             && let Some((current, depth)) = self.builder.sink.current()
             && depth >= MAX_DEPTH
-            && let Some(name) = self.builder.sink.element_name(current)
-            && !never_close(&name)
+            && let Some((name, html)) = self.builder.sink.element_name(current)
+            && !never_close(&name, html)
         {
             let end = Tag {
                 kind: TagKind::EndTag,

@@ -9,6 +9,8 @@
 pub mod charset;
 mod depth;
 
+pub use depth::MAX_DEPTH;
+
 use std::cell::Cell;
 
 use html5ever::interface::TreeSink;
@@ -122,7 +124,7 @@ fn parse_str_inner(
             Stage::Parse,
             format!(
                 "{flattened} elements nested deeper than {} levels were placed as siblings (as Chromium does)",
-                depth::MAX_DEPTH
+                MAX_DEPTH
             ),
         ));
     }
@@ -175,14 +177,14 @@ mod tests {
         // foreign content too.
         let svg = parse(format!("<svg>{}", "<g>".repeat(depth)).as_bytes(), &ParseOptions::default());
         let deepest_svg = svg.descendants(NodeId::DOCUMENT).map(|d| svg.ancestors(d).count()).max();
-        assert!(deepest_svg.is_some_and(|d| d <= depth::MAX_DEPTH as usize + 2), "{deepest_svg:?}");
+        assert!(deepest_svg.is_some_and(|d| d <= MAX_DEPTH as usize + 2), "{deepest_svg:?}");
         let divs = doc
             .descendants(NodeId::DOCUMENT)
             .filter(|&id| doc.element(id).is_some_and(|e| &*e.name.local == "div"))
             .count();
         assert_eq!(divs, depth);
         let deepest = doc.descendants(NodeId::DOCUMENT).map(|d| doc.ancestors(d).count()).max();
-        assert!(deepest.is_some_and(|d| d <= depth::MAX_DEPTH as usize + 2), "{deepest:?}");
+        assert!(deepest.is_some_and(|d| d <= MAX_DEPTH as usize + 2), "{deepest:?}");
         assert!(doc.diagnostics().iter().any(|d| d.message.contains("nested deeper")));
     }
 

@@ -271,6 +271,14 @@ impl Styles {
     }
 }
 
+/// Where an author sheet comes from.
+enum SheetSource {
+    /// A `<style>` element.
+    Inline(NodeId),
+    /// `options.stylesheets[i]`, linked from the page.
+    Linked(usize),
+}
+
 /// The UA sheet, read once per process.
 fn ua_sheet() -> &'static ParsedSheet {
     static UA: OnceLock<ParsedSheet> = OnceLock::new();
@@ -338,33 +346,48 @@ pub fn cascade(doc: &Document, options: &CascadeOptions) -> Styles {
     let mut rules = Rules::default();
     rules.add_sheet(ua_sheet(), Origin::UserAgent, doc.is_quirks());
 
-    // Author sheets in tree order.
+    // Author sheets in tree order. A sheet linked several times is read
+    // once and filed where it is linked last: identical rules later in the
+    // cascade win anyway, so the result is the same.
     let mut invalid_rules = 0usize;
-    let mut linked_used = vec![false; options.stylesheets.len()];
+    let mut sources: Vec<SheetSource> = Vec::new();
+    let mut last_link: HashMap<usize, usize> = HashMap::new();
     for id in doc.descendants(NodeId::DOCUMENT) {
         let Some(e) = doc.element(id) else { continue };
         let applies = |e: &Element| e.attr("media").is_none_or(|m| media::matches_media_list(m, &env));
-        if e.is_html(&local_name!("style")) || (e.local_name() == &local_name!("style") && e.namespace() == &html5ever::ns!(svg)) {
+        let is_style = e.local_name() == &local_name!("style")
+            && (e.is_html_element() || e.namespace() == &html5ever::ns!(svg))
+            && e.attr("type").is_none_or(|t| t.trim().is_empty() || t.trim().eq_ignore_ascii_case("text/css"));
+        if is_style {
             if applies(e) {
-                let sheet = parse_sheet(&doc.text_content(id), &env);
-                invalid_rules += sheet.invalid_rules;
-                rules.add_sheet(&sheet, Origin::Author, doc.is_quirks());
+                sources.push(SheetSource::Inline(id));
             }
         } else if is_stylesheet_link(e) && applies(e) {
             let url = e.attr("href").and_then(|h| doc.resolve_url(h)).map(String::from);
-            if let Some(url) = url {
-                let found = options.stylesheets.iter().position(|s| s.url.as_deref() == Some(url.as_str()));
-                if let Some(i) = found {
-                    linked_used[i] = true;
-                    let sheet = parse_sheet(&options.stylesheets[i].text, &env);
-                    invalid_rules += sheet.invalid_rules;
-                    rules.add_sheet(&sheet, Origin::Author, doc.is_quirks());
-                }
+            let found = url.and_then(|u| options.stylesheets.iter().position(|s| s.url.as_deref() == Some(u.as_str())));
+            if let Some(i) = found {
+                last_link.insert(i, sources.len());
+                sources.push(SheetSource::Linked(i));
             }
         }
     }
-    for (i, s) in options.stylesheets.iter().enumerate() {
-        if s.url.is_none() && !linked_used[i] {
+    for (at, source) in sources.iter().enumerate() {
+        let text = match *source {
+            // A <style>'s own text: its text children, not its descendants.
+            SheetSource::Inline(id) => {
+                std::borrow::Cow::Owned(doc.children(id).filter_map(|c| doc.text(c)).collect::<String>())
+            }
+            SheetSource::Linked(i) if last_link.get(&i) == Some(&at) => {
+                std::borrow::Cow::Borrowed(options.stylesheets[i].text.as_str())
+            }
+            SheetSource::Linked(_) => continue,
+        };
+        let sheet = parse_sheet(&text, &env);
+        invalid_rules += sheet.invalid_rules;
+        rules.add_sheet(&sheet, Origin::Author, doc.is_quirks());
+    }
+    for s in &options.stylesheets {
+        if s.url.is_none() {
             let sheet = parse_sheet(&s.text, &env);
             invalid_rules += sheet.invalid_rules;
             rules.add_sheet(&sheet, Origin::Author, doc.is_quirks());
@@ -382,8 +405,17 @@ pub fn cascade(doc: &Document, options: &CascadeOptions) -> Styles {
         viewport: options.viewport,
         diagnostics,
     };
-    Cascader { doc, rules: &rules, env: &env, scripting: options.scripting, matcher: Matcher::new(doc), root_font_size: 16.0 }
-        .run(&mut out);
+    let mut cascader =
+        Cascader { doc, rules: &rules, env: &env, scripting: options.scripting, matcher: Matcher::new(doc), root_font_size: 16.0 };
+    cascader.run(&mut out);
+    cascader.matcher.state.reset();
+    let cut = cascader.matcher.state.cut_elements.get();
+    if cut > 0 {
+        out.diagnostics.push(Diagnostic::new(
+            Stage::Cascade,
+            format!("selector matching hit its work limit on {cut} elements; some complex selectors were not applied there"),
+        ));
+    }
     out
 }
 
@@ -498,18 +530,24 @@ impl Cascader<'_> {
     ) {
         let doc = self.doc;
         let quirks = doc.is_quirks();
-        let element = ElementRef::new(doc, id);
-        let matcher = &mut self.matcher;
+        let Matcher { caches, quirks: quirks_mode, state } = &mut self.matcher;
+        let element = ElementRef::new(doc, id, state);
         index.candidates(e, quirks, |rule: &'r IndexedRule| {
+            // Out of budget: skip author rules (UA rules need no walks).
+            if state.is_cut() && rule.origin == Origin::Author {
+                return;
+            }
             let mut ctx = MatchingContext::new(
                 mode,
                 Some(bloom),
-                &mut matcher.caches,
-                matcher.quirks,
+                caches,
+                *quirks_mode,
                 NeedsSelectorFlags::No,
                 MatchingForInvalidation::No,
             );
-            if selectors::matching::matches_selector(&rule.selector, 0, Some(&rule.hashes), element, &mut ctx) {
+            let matched = selectors::matching::matches_selector(&rule.selector, 0, Some(&rule.hashes), element, &mut ctx);
+            // A match decided after a refused walk is not trusted.
+            if matched && !state.is_cut() {
                 let (normal, important) = match rule.origin {
                     Origin::UserAgent => (0, 3),
                     Origin::Author => (1, 2),
@@ -533,6 +571,7 @@ impl Cascader<'_> {
         inline_blocks: &mut Vec<DeclBlock>,
     ) -> ComputedStyle {
         let rules = self.rules;
+        self.matcher.state.reset();
         let mut matched: SmallVec<[Matched<'_>; 16]> = SmallVec::new();
         self.matching(&rules.element, id, e, bloom, MatchingMode::Normal, &mut matched);
         inline_blocks.clear();

@@ -7,6 +7,7 @@
 //! in a browser without it), keeping matching linear.
 
 use std::borrow::Borrow;
+use std::cell::Cell;
 use std::fmt;
 
 use cssparser::{ParseError, ToCss};
@@ -312,9 +313,11 @@ impl Selector {
     pub fn select(&self, doc: &Document) -> Vec<NodeId> {
         let mut caches = SelectorCaches::default();
         let quirks = if doc.is_quirks() { QuirksMode::Quirks } else { QuirksMode::NoQuirks };
+        let state = MatchState::new(doc.len());
         doc.descendants(NodeId::DOCUMENT)
             .filter(|&id| {
                 doc.element(id).is_some() && {
+                    state.reset();
                     let mut ctx = MatchingContext::new(
                         MatchingMode::Normal,
                         None,
@@ -323,10 +326,77 @@ impl Selector {
                         NeedsSelectorFlags::No,
                         MatchingForInvalidation::No,
                     );
-                    selectors::matching::matches_selector_list(&self.0, ElementRef::new(doc, id), &mut ctx)
+                    selectors::matching::matches_selector_list(&self.0, ElementRef::new(doc, id, &state), &mut ctx)
+                        && !state.is_cut()
                 }
             })
             .collect()
+    }
+}
+
+/// How many tree steps (to a parent or sibling) matching may take for one
+/// element, across all the rules tried on it. Ordinary pages stay far below
+/// it (at most 3,000 on any page of the shared corpus); it bounds what
+/// hostile selectors can cost (nested `:is()` with combinators is
+/// exponential in its nesting).
+pub(crate) const ELEMENT_STEPS: u32 = 20_000;
+/// The steps one document may take: a fixed part plus a part per node
+/// (the shared corpus needs at most 0.6 M steps and 372 per node). This
+/// bounds patterns that are cheap per element but add up, such as
+/// `A ~ B` among 100,000 siblings.
+pub(crate) const DOCUMENT_STEPS: u64 = 4_000_000;
+/// The per-node part of [`DOCUMENT_STEPS`].
+pub(crate) const DOCUMENT_STEPS_PER_NODE: u64 = 100;
+
+/// The matching work budget of one cascade. When it runs out, the rule
+/// being matched counts as not matching and the element's remaining author
+/// rules are skipped: a hostile stylesheet can only make whittle apply
+/// fewer rules, never wrong ones, and the cascade stays linear.
+#[derive(Debug)]
+pub(crate) struct MatchState {
+    element_left: Cell<u32>,
+    document_left: Cell<u64>,
+    /// Set when a walk was refused for the current element.
+    cut: Cell<bool>,
+    /// Elements on which a walk was refused.
+    pub(crate) cut_elements: Cell<u32>,
+}
+
+impl MatchState {
+    pub(crate) fn new(nodes: usize) -> MatchState {
+        MatchState {
+            element_left: Cell::new(ELEMENT_STEPS),
+            document_left: Cell::new(DOCUMENT_STEPS + DOCUMENT_STEPS_PER_NODE * nodes as u64),
+            cut: Cell::new(false),
+            cut_elements: Cell::new(0),
+        }
+    }
+
+    /// Starts the budget of a new element.
+    pub(crate) fn reset(&self) {
+        if self.cut.replace(false) {
+            self.cut_elements.set(self.cut_elements.get() + 1);
+        }
+        self.element_left.set(ELEMENT_STEPS);
+    }
+
+    /// Whether a walk was refused on the current element.
+    pub(crate) fn is_cut(&self) -> bool {
+        self.cut.get()
+    }
+
+    /// Takes one step; false (and the element marked cut) when a budget
+    /// is spent.
+    #[inline]
+    fn step(&self) -> bool {
+        let (e, d) = (self.element_left.get(), self.document_left.get());
+        if e == 0 || d == 0 {
+            self.cut.set(true);
+            return false;
+        }
+        self.element_left.set(e - 1);
+        self.document_left.set(d - 1);
+        true
     }
 }
 
@@ -335,6 +405,7 @@ impl Selector {
 pub(crate) struct ElementRef<'a> {
     pub(crate) doc: &'a Document,
     pub(crate) id: NodeId,
+    state: &'a MatchState,
 }
 
 impl fmt::Debug for ElementRef<'_> {
@@ -344,8 +415,8 @@ impl fmt::Debug for ElementRef<'_> {
 }
 
 impl<'a> ElementRef<'a> {
-    pub(crate) fn new(doc: &'a Document, id: NodeId) -> ElementRef<'a> {
-        ElementRef { doc, id }
+    pub(crate) fn new(doc: &'a Document, id: NodeId, state: &'a MatchState) -> ElementRef<'a> {
+        ElementRef { doc, id, state }
     }
 
     fn element(&self) -> &'a Element {
@@ -356,8 +427,10 @@ impl<'a> ElementRef<'a> {
         }
     }
 
+    /// A neighbour, if the step budget allows the step.
     fn wrap(&self, id: Option<NodeId>) -> Option<ElementRef<'a>> {
-        id.map(|id| ElementRef { doc: self.doc, id })
+        let id = id?;
+        self.state.step().then_some(ElementRef { doc: self.doc, id, state: self.state })
     }
 
     fn html_is(&self, name: &LocalName) -> bool {
@@ -464,6 +537,9 @@ impl selectors::Element for ElementRef<'_> {
             if self.doc.element(id).is_some() {
                 return self.wrap(Some(id));
             }
+            if !self.state.step() {
+                return None;
+            }
             s = self.doc.prev_sibling(id);
         }
         None
@@ -474,6 +550,9 @@ impl selectors::Element for ElementRef<'_> {
         while let Some(id) = s {
             if self.doc.element(id).is_some() {
                 return self.wrap(Some(id));
+            }
+            if !self.state.step() {
+                return None;
             }
             s = self.doc.next_sibling(id);
         }
@@ -667,6 +746,7 @@ pub(crate) fn for_each_hash(e: &Element, mut f: impl FnMut(u32)) {
 pub(crate) struct Matcher {
     pub(crate) caches: SelectorCaches,
     pub(crate) quirks: QuirksMode,
+    pub(crate) state: MatchState,
 }
 
 impl Matcher {
@@ -674,6 +754,7 @@ impl Matcher {
         Matcher {
             caches: SelectorCaches::default(),
             quirks: if doc.is_quirks() { QuirksMode::Quirks } else { QuirksMode::NoQuirks },
+            state: MatchState::new(doc.len()),
         }
     }
 }
