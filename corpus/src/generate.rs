@@ -123,3 +123,101 @@ mod tests {
         assert_eq!(deep.matches("<div>").count(), 1000);
     }
 }
+
+/// Hostile patterns, each a page of size proportional to `n`, that once
+/// made some stage superlinear (found in review; kept as regression cases).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Hostile {
+    /// `n` rules on `.a` and one element with class `a` written `n` times.
+    DuplicateClasses,
+    /// `.x ~ div` and `n` sibling divs.
+    SiblingCombinator,
+    /// `:is()` nested 12 deep with combinators, over `n` nested divs.
+    NestedIs,
+    /// CSS nesting 12 levels deep over `n` nested divs.
+    CssNesting,
+    /// `n` `<th>` in one row.
+    HeaderCells,
+    /// A disabled fieldset with `n` inputs.
+    DisabledFieldset,
+    /// `option:checked` styled, `n` options in one select.
+    CheckedOptions,
+    /// `n` spans then `n` summaries in one div.
+    Summaries,
+    /// One element owning its `n` children through aria-owns.
+    AriaOwns,
+    /// A 1 MB text referenced by `n` buttons' aria-labelledby.
+    LabelledbyBigText,
+    /// `<i><b><div></i>` `n` times (the adoption agency deepens the tree).
+    Misnested,
+    /// `n` nested `<svg>` elements.
+    DeepSvg,
+    /// `n` nested SVG `<style>` elements.
+    SvgStyles,
+    /// An `<html>` start tag repeated with `n` attributes each.
+    HtmlAttributes,
+}
+
+impl Hostile {
+    /// Every pattern.
+    pub const ALL: [Hostile; 14] = [
+        Hostile::DuplicateClasses,
+        Hostile::SiblingCombinator,
+        Hostile::NestedIs,
+        Hostile::CssNesting,
+        Hostile::HeaderCells,
+        Hostile::DisabledFieldset,
+        Hostile::CheckedOptions,
+        Hostile::Summaries,
+        Hostile::AriaOwns,
+        Hostile::LabelledbyBigText,
+        Hostile::Misnested,
+        Hostile::DeepSvg,
+        Hostile::SvgStyles,
+        Hostile::HtmlAttributes,
+    ];
+}
+
+/// The page of a hostile pattern at size `n`.
+pub fn hostile_page(kind: Hostile, n: usize) -> String {
+    match kind {
+        Hostile::DuplicateClasses => {
+            format!("<style>{}</style><p class=\"{}\">x</p>", ".a{display:block}".repeat(n), "a ".repeat(n))
+        }
+        Hostile::SiblingCombinator => format!("<style>.x ~ div{{display:block}}</style>{}", "<div>a</div>".repeat(n)),
+        Hostile::NestedIs => {
+            let mut sel = String::from("[nope]");
+            for _ in 0..12 {
+                sel = format!(":is({sel} div)");
+            }
+            format!("<style>{sel}{{display:none}}</style>{}x", "<div>".repeat(n))
+        }
+        Hostile::CssNesting => format!(
+            "<style>[x]{{{}display:none{}}}</style>{}x",
+            "div{".repeat(12),
+            "}".repeat(12),
+            "<div>".repeat(n)
+        ),
+        Hostile::HeaderCells => format!("<table><tr>{}<td>d</table>", "<th>h".repeat(n)),
+        Hostile::DisabledFieldset => format!("<fieldset disabled>{}</fieldset>", "<input>".repeat(n)),
+        Hostile::CheckedOptions => {
+            format!("<style>option:checked{{display:block}}</style><select>{}</select>", "<option>o".repeat(n))
+        }
+        Hostile::Summaries => format!("<div>{}{}</div>", "<span></span>".repeat(n), "<summary>s</summary>".repeat(n)),
+        Hostile::AriaOwns => {
+            let ids: Vec<String> = (0..n).map(|i| format!("c{i}")).collect();
+            let kids: String = (0..n).map(|i| format!("<span id=c{i}>x</span>")).collect();
+            format!("<div aria-owns=\"{}\">{kids}</div>", ids.join(" "))
+        }
+        Hostile::LabelledbyBigText => {
+            format!("<p id=t>{}</p>{}", "x".repeat(1_000_000), "<button aria-labelledby=t></button>".repeat(n / 10))
+        }
+        Hostile::Misnested => "<i><b><div></i>".repeat(n),
+        Hostile::DeepSvg => "<svg>".repeat(n),
+        Hostile::SvgStyles => format!("<svg>{}", "<style>p{display:block}".repeat(n / 5)),
+        Hostile::HtmlAttributes => {
+            let attrs = |p: &str| (0..n).map(|i| format!(" {p}{i}=v")).collect::<String>();
+            format!("<html{}><html{}><p>x", attrs("a"), attrs("b"))
+        }
+    }
+}

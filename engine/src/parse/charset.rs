@@ -47,7 +47,7 @@ pub struct Decoded<'a> {
 pub fn decode<'a>(bytes: &'a [u8], transport_charset: Option<&str>) -> Decoded<'a> {
     let (encoding, source, body) = if let Some((enc, bom_len)) = Encoding::for_bom(bytes) {
         (enc, EncodingSource::Bom, &bytes[bom_len..])
-    } else if let Some(enc) = transport_charset.and_then(label_to_encoding) {
+    } else if let Some(enc) = transport_charset.and_then(|l| Encoding::for_label(l.trim().as_bytes())) {
         (enc, EncodingSource::Transport, bytes)
     } else if let Some(enc) = prescan(&bytes[..bytes.len().min(PRESCAN_BYTES)]) {
         (enc, EncodingSource::Meta, bytes)
@@ -60,9 +60,9 @@ pub fn decode<'a>(bytes: &'a [u8], transport_charset: Option<&str>) -> Decoded<'
     Decoded { text, encoding, source, had_errors }
 }
 
-/// An encoding label as HTML treats it: UTF-16 declared in markup means
+/// An encoding label declared in markup, as HTML treats it: UTF-16 means
 /// UTF-8 (the bytes could not have been read otherwise), `x-user-defined`
-/// means windows-1252.
+/// means windows-1252. (A transport charset is taken as it is.)
 pub(crate) fn label_to_encoding(label: &str) -> Option<&'static Encoding> {
     let enc = Encoding::for_label(label.trim().as_bytes())?;
     Some(if enc == encoding_rs::UTF_16BE || enc == encoding_rs::UTF_16LE {
@@ -90,7 +90,9 @@ fn prescan(bytes: &[u8]) -> Option<&'static Encoding> {
     while i < bytes.len() {
         let rest = &bytes[i..];
         if rest.starts_with(b"<!--") {
-            i += 4;
+            // "<!--" then everything up to "-->"; the "--" of "<!--" may be
+            // part of the closing "-->" ("<!-->", "<!--->").
+            i += 2;
             match find(&bytes[i..], b"-->") {
                 Some(end) => i += end + 3,
                 None => return None,
@@ -277,6 +279,13 @@ mod tests {
     }
 
     #[test]
+    fn utf16_transport_is_utf16() {
+        let bytes = "<p>hi".encode_utf16().flat_map(u16::to_le_bytes).collect::<Vec<u8>>();
+        assert_eq!(chosen(&bytes, Some("utf-16le")).0, "UTF-16LE");
+        assert_eq!(decode(&bytes, Some("utf-16le")).text, "<p>hi");
+    }
+
+    #[test]
     fn transport_beats_meta() {
         let page = b"<meta charset=windows-1251>";
         assert_eq!(chosen(page, Some("ISO-8859-2")), ("ISO-8859-2", EncodingSource::Transport));
@@ -292,8 +301,10 @@ mod tests {
         );
         // `content` without the pragma does not count.
         assert_eq!(chosen(b"<meta content='text/html; charset=KOI8-R'>", None).1, EncodingSource::ValidUtf8);
-        // Inside a comment it does not count either.
+        // Inside a comment it does not count either; "<!-->" is a whole comment.
         assert_eq!(chosen(b"<!-- <meta charset=koi8-r> -->", None).1, EncodingSource::ValidUtf8);
+        assert_eq!(chosen(b"<!--><meta charset=koi8-r>", None).0, "KOI8-R");
+        assert_eq!(chosen(b"<!---><meta charset=koi8-r>", None).0, "KOI8-R");
         // UTF-16 in markup means UTF-8.
         assert_eq!(chosen(b"<meta charset=utf-16le>", None).0, "UTF-8");
     }

@@ -6,6 +6,7 @@
 //! malformed markup is recovered as the HTML spec says, and both are noted as
 //! diagnostics.
 
+mod attrs;
 pub mod charset;
 mod depth;
 
@@ -93,6 +94,17 @@ fn parse_str_inner(
             ));
         }
     }
+    let capped = attrs::cap_attributes(text);
+    let text = match &capped {
+        Some((capped_text, tags)) => {
+            doc.diagnostics.push(Diagnostic::new(
+                Stage::Parse,
+                format!("{tags} tags had more than {} attributes; the rest were dropped", attrs::MAX_ATTRIBUTES),
+            ));
+            capped_text.as_str()
+        }
+        None => text,
+    };
     let builder_opts = TreeBuilderOpts { scripting_enabled: options.scripting, ..Default::default() };
     let guard = depth::DepthGuard {
         builder: TreeBuilder::new(ArenaSink::new(doc), builder_opts),

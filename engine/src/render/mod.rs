@@ -22,6 +22,11 @@ use crate::tree::{AxTree, Item, Prefix, Segment, Widget};
 pub use envelope::{Envelope, ElementEntry};
 pub use url::compact_url;
 
+/// Lines deeper than this are indented as if at this depth: a page nested
+/// hundreds of levels would otherwise spend most of its output on spaces
+/// (no real page comes near it).
+pub const MAX_INDENT: usize = 64;
+
 /// Display limits.
 #[derive(Debug, Clone)]
 pub struct RenderOptions {
@@ -81,7 +86,7 @@ pub fn render(doc: &Document, tree: &AxTree, options: &RenderOptions) -> Observa
     };
     let mut lines = Vec::new();
     tree.walk(|depth, item| {
-        let mut line = " ".repeat(depth);
+        let mut line = " ".repeat(depth.min(MAX_INDENT));
         write_item(&mut line, tree, item, options);
         lines.push(line);
     });

@@ -51,10 +51,10 @@ pub fn is_disabled(doc: &Document, id: NodeId) -> bool {
             for a in doc.ancestors(id) {
                 let Some(ae) = doc.element(a) else { break };
                 if ae.is_html(&local_name!("fieldset")) && ae.has_attr("disabled") {
-                    let first_legend = doc
-                        .element_children(a)
-                        .find(|&c| doc.element(c).is_some_and(|ce| ce.is_html(&local_name!("legend"))));
-                    if first_legend != Some(child) {
+                    // Only the fieldset's first legend is exempt.
+                    let in_first_legend = doc.element(child).is_some_and(|c| c.is_html(&local_name!("legend")))
+                        && super::role::is_first_of_its_kind(doc, child, &local_name!("legend"));
+                    if !in_first_legend {
                         return true;
                     }
                 }
@@ -130,15 +130,6 @@ pub fn selected_options(doc: &Document, select: NodeId) -> Vec<NodeId> {
     options.into_iter().find(|&o| !is_disabled(doc, o)).into_iter().collect()
 }
 
-/// Whether an `<option>` is selected.
-pub fn option_selected(doc: &Document, option: NodeId) -> bool {
-    let select = doc.ancestors(option).take(2).find(|&a| doc.element(a).is_some_and(|e| e.is_html(&local_name!("select"))));
-    match select {
-        Some(s) => selected_options(doc, s).contains(&option),
-        None => doc.element(option).is_some_and(|e| e.has_attr("selected")),
-    }
-}
-
 /// An option's label (HTML §4.10.10): its `label` attribute, else its text
 /// with whitespace collapsed.
 pub fn option_label(doc: &Document, option: NodeId) -> String {
@@ -160,7 +151,7 @@ pub fn control_value(doc: &Document, id: NodeId) -> String {
     match *e.local_name() {
         local_name!("input") => match input_type(e) {
             "checkbox" | "radio" | "submit" | "reset" | "button" | "image" | "file" | "hidden" => String::new(),
-            "range" => e.attr("value").map(str::to_owned).unwrap_or_else(|| range_default(e)),
+            "range" => range_value(e),
             "color" => e.attr("value").unwrap_or("#000000").to_owned(),
             _ => e.attr("value").map(|v| v.replace(['\r', '\n'], "")).unwrap_or_default(),
         },
@@ -174,12 +165,83 @@ pub fn control_value(doc: &Document, id: NodeId) -> String {
     }
 }
 
-/// A range input's default value: the midpoint of min and max.
-fn range_default(e: &Element) -> String {
-    let num = |name: &str, default: f64| e.attr(name).and_then(|v| v.trim().parse::<f64>().ok()).unwrap_or(default);
+/// A range input's value (HTML §4.10.5.1.13): its `value` when it is a
+/// valid number, clamped to `min`..`max`; else the midpoint.
+fn range_value(e: &Element) -> String {
+    let num = |name: &str, default: f64| e.attr(name).and_then(parse_float).unwrap_or(default);
     let (min, max) = (num("min", 0.0), num("max", 100.0));
-    let mid = if max < min { min } else { min + (max - min) / 2.0 };
-    if mid.fract() == 0.0 { format!("{}", mid as i64) } else { format!("{mid}") }
+    let max = if max < min { min } else { max };
+    let v = match e.attr("value").and_then(parse_float) {
+        Some(v) => v.clamp(min, max),
+        None => min + (max - min) / 2.0,
+    };
+    if v.fract() == 0.0 && v.abs() < 1e15 { format!("{}", v as i64) } else { format!("{v}") }
+}
+
+/// HTML's "rules for parsing floating-point number values" (§2.3.4.3): an
+/// optional `-`, digits with an optional fraction, an optional exponent;
+/// no `inf`, `nan` or `+`. Whatever follows the number is ignored.
+pub fn parse_float(s: &str) -> Option<f64> {
+    let s = s.trim_start_matches(crate::text::is_html_space);
+    let bytes = s.as_bytes();
+    let mut end = 0;
+    if bytes.first() == Some(&b'-') {
+        end = 1;
+    }
+    let int_start = end;
+    while bytes.get(end).is_some_and(u8::is_ascii_digit) {
+        end += 1;
+    }
+    let mut digits = end > int_start;
+    if bytes.get(end) == Some(&b'.') && bytes.get(end + 1).is_some_and(u8::is_ascii_digit) {
+        end += 1;
+        while bytes.get(end).is_some_and(u8::is_ascii_digit) {
+            end += 1;
+        }
+        digits = true;
+    }
+    if !digits {
+        return None;
+    }
+    if matches!(bytes.get(end), Some(b'e' | b'E')) {
+        let mut exp = end + 1;
+        if matches!(bytes.get(exp), Some(b'+' | b'-')) {
+            exp += 1;
+        }
+        if bytes.get(exp).is_some_and(u8::is_ascii_digit) {
+            while bytes.get(exp).is_some_and(u8::is_ascii_digit) {
+                exp += 1;
+            }
+            end = exp;
+        }
+    }
+    s[..end].parse::<f64>().ok().filter(|v| v.is_finite())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn html_floats() {
+        assert_eq!(parse_float("42"), Some(42.0));
+        assert_eq!(parse_float(" -1.5e2px"), Some(-150.0));
+        assert_eq!(parse_float(".5"), Some(0.5));
+        assert_eq!(parse_float("inf"), None);
+        assert_eq!(parse_float("NaN"), None);
+        assert_eq!(parse_float("+3"), None);
+        assert_eq!(parse_float("1e999"), None);
+        assert_eq!(parse_float(""), None);
+    }
+
+    #[test]
+    fn range_values() {
+        let doc = crate::parse(b"<input type=range id=a min=-inf max=inf><input type=range id=b value=150><input type=range id=c min=10 max=20>", &Default::default());
+        let value = |id: &str| doc.element_by_id(id).map(|n| control_value(&doc, n)).unwrap_or_default();
+        assert_eq!(value("a"), "50");
+        assert_eq!(value("b"), "100");
+        assert_eq!(value("c"), "15");
+    }
 }
 
 /// The form owner of a control: its `form` attribute's target, else its

@@ -15,13 +15,13 @@ pub mod role;
 pub mod sensitive;
 pub mod state;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use html5ever::local_name;
 
 use crate::dom::{Document, Element, NodeId};
 use crate::style::Styles;
-use crate::text::{collapse_whitespace, split_html_space, trim_html};
+use crate::text::{split_html_space, trim_html};
 pub use name::range_value;
 use name::Namer;
 use role::{Context, Role, TableKind, compute_role, table_kind};
@@ -39,6 +39,8 @@ pub struct Semantics {
     labels: HashMap<NodeId, Vec<NodeId>>,
     owns: HashMap<NodeId, Vec<NodeId>>,
     owned_by: HashMap<NodeId, NodeId>,
+    /// The selected `<option>`s of every `<select>`.
+    selected: HashSet<NodeId>,
 }
 
 /// Everything the accessibility tree says about one element.
@@ -83,6 +85,7 @@ pub fn compute_semantics(doc: &Document, styles: &Styles) -> Semantics {
     let mut child_ctx: Vec<Context> = vec![Context::default(); doc.len()];
     let mut visited = vec![false; doc.len()];
     let mut labels: HashMap<NodeId, Vec<NodeId>> = HashMap::new();
+    let mut selected: HashSet<NodeId> = HashSet::new();
 
     // Walk the accessibility tree (the DOM with aria-owns applied) so that
     // owned elements take their owner's context.
@@ -92,10 +95,11 @@ pub fn compute_semantics(doc: &Document, styles: &Styles) -> Semantics {
             continue;
         }
         visited[id.index()] = true;
-        visit(doc, id, parent, &mut roles, &mut flags, &mut child_ctx, &mut labels);
+        visit(doc, id, parent, &mut roles, &mut flags, &mut child_ctx, &mut labels, &mut selected);
         let start = stack.len();
         for c in doc.children(id) {
-            if owned_by.get(&c).is_none_or(|&o| o == id) && !owns.get(&id).is_some_and(|list| list.contains(&c)) {
+            // Children owned through aria-owns come after the others.
+            if !owned_by.contains_key(&c) {
                 stack.push((c, Some(id)));
             }
         }
@@ -109,10 +113,10 @@ pub fn compute_semantics(doc: &Document, styles: &Styles) -> Semantics {
     for id in doc.descendants(NodeId::DOCUMENT) {
         if !visited[id.index()] {
             visited[id.index()] = true;
-            visit(doc, id, doc.parent(id), &mut roles, &mut flags, &mut child_ctx, &mut labels);
+            visit(doc, id, doc.parent(id), &mut roles, &mut flags, &mut child_ctx, &mut labels, &mut selected);
         }
     }
-    Semantics { roles, flags, labels, owns, owned_by }
+    Semantics { roles, flags, labels, owns, owned_by, selected }
 }
 
 /// Computes one node's role, flags and the context its children get.
@@ -124,6 +128,7 @@ fn visit(
     flags: &mut [u8],
     child_ctx: &mut [Context],
     labels: &mut HashMap<NodeId, Vec<NodeId>>,
+    selected: &mut HashSet<NodeId>,
 ) {
     let ctx = parent.map(|p| child_ctx[p.index()]).unwrap_or_default();
     let parent_flags = parent.map(|p| flags[p.index()]).unwrap_or(0);
@@ -155,6 +160,12 @@ fn visit(
     }
 
     let mut next = own_ctx;
+    if e.is_html(&local_name!("tr")) {
+        next.row_has_td = doc.element_children(id).any(|c| doc.element(c).is_some_and(|ce| ce.is_html(&local_name!("td"))));
+    }
+    if e.is_html(&local_name!("select")) {
+        selected.extend(form::selected_options(doc, id));
+    }
     if !role.is_generic() {
         next.grandparent_role = ctx.parent_role;
         next.parent_role = Some(role);
@@ -213,8 +224,9 @@ fn author_named(doc: &Document, e: &Element, with_title: bool) -> bool {
     let labelledby = e.attr("aria-labelledby").or_else(|| e.attr("aria-labeledby"));
     if let Some(ids) = labelledby {
         let named = split_html_space(ids)
+            .take(32)
             .filter_map(|t| doc.element_by_id(t))
-            .any(|r| !collapse_whitespace(&doc.text_content(r)).is_empty() || has_label_attr(doc.element(r)));
+            .any(|r| has_text(doc, r) || has_label_attr(doc.element(r)));
         if named {
             return true;
         }
@@ -223,6 +235,33 @@ fn author_named(doc: &Document, e: &Element, with_title: bool) -> bool {
         return true;
     }
     with_title && e.attr("title").is_some_and(|t| !trim_html(t).is_empty())
+}
+
+/// The text under `id`, whitespace collapsed, cut at 4,000 bytes (values
+/// and option labels are never shown longer).
+fn bounded_text(doc: &Document, id: NodeId) -> String {
+    const LIMIT: usize = 4_000;
+    let mut out = String::new();
+    for d in doc.descendants(id) {
+        if let Some(t) = doc.text(d) {
+            crate::text::push_collapsed(&mut out, t);
+            if out.len() >= LIMIT {
+                let mut cut = LIMIT;
+                while !out.is_char_boundary(cut) {
+                    cut -= 1;
+                }
+                out.truncate(cut);
+                break;
+            }
+        }
+    }
+    out.trim().to_owned()
+}
+
+/// Whether any text node under `id` holds a non-space character (looking
+/// at no more than 1,000 nodes).
+fn has_text(doc: &Document, id: NodeId) -> bool {
+    doc.descendants(id).take(1_000).any(|d| doc.text(d).is_some_and(|t| !trim_html(t).is_empty()))
 }
 
 fn has_label_attr(e: Option<&Element>) -> bool {
@@ -258,9 +297,18 @@ impl Semantics {
     /// `aria-owns`.
     pub fn ax_children<'d>(&'d self, doc: &'d Document, id: NodeId) -> impl Iterator<Item = NodeId> + 'd {
         let owned: &[NodeId] = self.owns.get(&id).map(Vec::as_slice).unwrap_or(&[]);
-        doc.children(id)
-            .filter(move |c| self.owned_by.get(c).is_none_or(|&o| o == id) && !owned.contains(c))
-            .chain(owned.iter().copied())
+        doc.children(id).filter(move |c| !self.owned_by.contains_key(c)).chain(owned.iter().copied())
+    }
+
+    /// Whether an `<option>` is selected (HTML selectedness, computed once
+    /// per `<select>`).
+    pub fn is_option_selected(&self, doc: &Document, id: NodeId) -> bool {
+        if self.selected.contains(&id) {
+            return true;
+        }
+        // Outside a select, an option is selected by its attribute.
+        let in_select = doc.ancestors(id).take(2).any(|a| doc.element(a).is_some_and(|e| e.is_html(&local_name!("select"))));
+        !in_select && doc.element(id).is_some_and(|e| e.has_attr("selected"))
     }
 
     /// The `<label>` elements of a control, in tree order.
@@ -322,18 +370,16 @@ impl Semantics {
                     form::control_value(doc, id)
                 } else if role == Role::Listbox {
                     // An ARIA listbox: its selected options.
-                    doc.descendants(id)
-                        .skip(1)
+                    self.aria_options(doc, id)
                         .filter(|&d| {
-                            self.role(d) == Role::Option
-                                && doc.element(d).and_then(|o| o.attr("aria-selected")).is_some_and(|v| v.trim().eq_ignore_ascii_case("true"))
+                            doc.element(d).and_then(|o| o.attr("aria-selected")).is_some_and(|v| v.trim().eq_ignore_ascii_case("true"))
                         })
-                        .map(|d| collapse_whitespace(&doc.text_content(d)))
+                        .map(|d| bounded_text(doc, d))
                         .collect::<Vec<_>>()
                         .join(", ")
                 } else {
                     // An ARIA textbox or combobox shows its text as its value.
-                    collapse_whitespace(&doc.text_content(id))
+                    bounded_text(doc, id)
                 }
             }
             Role::Slider | Role::SpinButton | Role::ProgressBar | Role::Meter | Role::Scrollbar => {
@@ -349,14 +395,15 @@ impl Semantics {
             Role::Combobox | Role::Listbox if e.is_html(&local_name!("select")) => {
                 form::select_options(doc, id).into_iter().map(|o| form::option_label(doc, o)).collect()
             }
-            Role::Listbox => doc
-                .descendants(id)
-                .skip(1)
-                .filter(|&d| self.role(d) == Role::Option)
-                .map(|d| collapse_whitespace(&doc.text_content(d)))
-                .collect(),
+            Role::Listbox => self.aria_options(doc, id).map(|d| bounded_text(doc, d)).collect(),
             _ => Vec::new(),
         }
+    }
+
+    /// The options an ARIA listbox holds (looking at no more than 10,000
+    /// nodes, so nested listboxes cannot make this quadratic).
+    fn aria_options<'d>(&'d self, doc: &'d Document, id: NodeId) -> impl Iterator<Item = NodeId> + 'd {
+        doc.descendants(id).skip(1).take(10_000).filter(move |&d| self.role(d) == Role::Option)
     }
 
     /// A plain-text dump: each element with a role other than generic/none,

@@ -25,6 +25,8 @@ pub(crate) const MAX_DEPTH: u32 = 200;
 const NODE_BUDGET: usize = 20_000;
 /// Names longer than this are cut (the rest is never shown anyway).
 const MAX_NAME_CHARS: usize = 4_000;
+/// How many bytes of text one name computation may copy.
+const BYTE_BUDGET: usize = MAX_NAME_CHARS * 4;
 
 /// Why a node is being visited.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -60,18 +62,20 @@ pub(crate) struct Namer<'a> {
     sem: &'a Semantics,
     visited: HashSet<NodeId>,
     budget: usize,
+    bytes_left: usize,
     root: NodeId,
 }
 
 impl<'a> Namer<'a> {
     pub(crate) fn new(doc: &'a Document, styles: &'a Styles, sem: &'a Semantics) -> Namer<'a> {
-        Namer { doc, styles, sem, visited: HashSet::new(), budget: NODE_BUDGET, root: NodeId::DOCUMENT }
+        Namer { doc, styles, sem, visited: HashSet::new(), budget: NODE_BUDGET, bytes_left: BYTE_BUDGET, root: NodeId::DOCUMENT }
     }
 
     fn start(&mut self, root: NodeId) {
         self.root = root;
         self.visited.clear();
         self.budget = NODE_BUDGET;
+        self.bytes_left = BYTE_BUDGET;
     }
 
     /// The accessible name of `id`, whitespace collapsed.
@@ -158,7 +162,7 @@ impl<'a> Namer<'a> {
                     return String::new();
                 }
                 let style = self.styles.get(id);
-                return style.text_transform.apply(t);
+                return style.text_transform.apply(self.take_bytes(t));
             }
             NodeData::Element(_) => {}
             _ => return String::new(),
@@ -299,15 +303,40 @@ impl<'a> Namer<'a> {
         (!text.trim().is_empty()).then_some(text)
     }
 
+    /// As much of `text` as the byte budget still allows (cut on a char
+    /// boundary), charged to the budget.
+    fn take_bytes<'t>(&mut self, text: &'t str) -> &'t str {
+        let mut n = text.len().min(self.bytes_left);
+        while !text.is_char_boundary(n) {
+            n -= 1;
+        }
+        self.bytes_left -= n;
+        &text[..n]
+    }
+
+    /// The text under `id`, within the byte budget.
+    fn bounded_text(&mut self, id: NodeId) -> String {
+        let mut out = String::new();
+        for d in self.doc.descendants(id) {
+            if self.bytes_left == 0 {
+                break;
+            }
+            if let Some(t) = self.doc.text(d) {
+                out.push_str(self.take_bytes(t));
+            }
+        }
+        collapse_whitespace(&out)
+    }
+
     /// The value of an embedded control (accname 1.2 step 2E).
     fn embedded_value(&mut self, id: NodeId, e: &Element, role: Role) -> String {
         let doc = self.doc;
         match role {
             Role::Textbox | Role::Searchbox => {
-                if e.is_html(&local_name!("input")) || e.is_html(&local_name!("textarea")) {
+                if e.is_html(&local_name!("input")) {
                     control_value(doc, id)
                 } else {
-                    collapse_whitespace(&doc.text_content(id))
+                    self.bounded_text(id)
                 }
             }
             Role::Combobox | Role::Listbox => {
@@ -322,22 +351,19 @@ impl<'a> Namer<'a> {
                     return control_value(doc, id);
                 }
                 // ARIA: the selected option(s), else the text shown.
-                let selected: Vec<String> = doc
+                let options: Vec<NodeId> = doc
                     .descendants(id)
+                    .take(NODE_BUDGET)
                     .filter(|&d| {
                         self.sem.role(d) == Role::Option
                             && doc.element(d).and_then(|de| de.attr("aria-selected")).is_some_and(|v| v.eq_ignore_ascii_case("true"))
                     })
-                    .map(|d| collapse_whitespace(&doc.text_content(d)))
                     .collect();
-                if !selected.is_empty() {
-                    return selected.join(" ");
+                if !options.is_empty() {
+                    let texts: Vec<String> = options.into_iter().map(|d| self.bounded_text(d)).collect();
+                    return texts.join(" ");
                 }
-                if role == Role::Combobox {
-                    collapse_whitespace(&doc.text_content(id))
-                } else {
-                    String::new()
-                }
+                if role == Role::Combobox { self.bounded_text(id) } else { String::new() }
             }
             _ => range_value(doc, id, e),
         }
@@ -401,7 +427,7 @@ impl<'a> Namer<'a> {
 
     /// The text of a control's `<label>`s (HTML §4.10.4), joined.
     fn labels(&mut self, id: NodeId, walk: Walk) -> Option<String> {
-        if walk.in_labelledby && walk.mode != Mode::Root {
+        if walk.depth >= MAX_DEPTH || (walk.in_labelledby && walk.mode != Mode::Root) {
             // Inside a labelledby traversal, a control contributes its value,
             // not its labels; handled by the embedded-control step.
             return None;
@@ -437,6 +463,9 @@ impl<'a> Namer<'a> {
     }
 
     fn first_child_text(&mut self, id: NodeId, local: &html5ever::LocalName, walk: Walk) -> Option<String> {
+        if walk.depth >= MAX_DEPTH {
+            return None;
+        }
         let child = self.doc.element_children(id).find(|&c| self.doc.element(c).is_some_and(|ce| ce.is_html(local)))?;
         let w = Walk { mode: Mode::Content, depth: walk.depth + 1, ..walk };
         let ce = self.doc.element(child)?;
@@ -457,7 +486,7 @@ impl<'a> Namer<'a> {
         let child_walk = Walk { mode: child_mode, depth: walk.depth + 1, ..walk };
         let children: Vec<NodeId> = self.sem.ax_children(self.doc, id).collect();
         for child in children {
-            if self.budget == 0 || out.len() > MAX_NAME_CHARS * 4 {
+            if self.budget == 0 || self.bytes_left == 0 {
                 break;
             }
             // A node already used through aria-labelledby in this

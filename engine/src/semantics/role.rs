@@ -373,6 +373,9 @@ pub(crate) struct Context {
     /// Inside an element with a (non-presentational) listbox/menu/… role
     /// that owns options/items through a group.
     pub(crate) grandparent_role: Option<Role>,
+    /// The table row this is in has a `<td>` (decides `th` row headers;
+    /// computed once per row).
+    pub(crate) row_has_td: bool,
 }
 
 /// Whether a table holds data or lays out the page.
@@ -634,7 +637,7 @@ fn native_role(doc: &Document, id: NodeId, e: &Element, ctx: &Context, has_autho
             _ => Role::Generic,
         },
         local_name!("th") => match ctx.table {
-            Some(TableKind::Data) | Some(TableKind::Grid) => th_role(doc, id, e),
+            Some(TableKind::Data) | Some(TableKind::Grid) => th_role(doc, id, e, ctx.row_has_td),
             _ => Role::Generic,
         },
         local_name!("textarea") => Role::Textbox,
@@ -699,15 +702,29 @@ fn input_role(e: &Element) -> Role {
 /// details' first summary child; generic otherwise (HTML-AAM).
 fn summary_role(doc: &Document, id: NodeId) -> Role {
     let Some(parent) = doc.parent_element(id) else { return Role::Generic };
-    let is_details = doc.element(parent).is_some_and(|p| p.is_html(&local_name!("details")));
-    let first = doc
-        .element_children(parent)
-        .find(|&c| doc.element(c).is_some_and(|ce| ce.is_html(&local_name!("summary"))));
-    if is_details && first == Some(id) { Role::Button } else { Role::Generic }
+    if !doc.element(parent).is_some_and(|p| p.is_html(&local_name!("details"))) {
+        return Role::Generic;
+    }
+    // The first summary child: no summary before it. The backward scan
+    // stops at the previous summary, so each sibling is scanned once.
+    if is_first_of_its_kind(doc, id, &local_name!("summary")) { Role::Button } else { Role::Generic }
+}
+
+/// Whether no earlier sibling is an HTML element named `local` (the scan
+/// stops at the first one found).
+pub(crate) fn is_first_of_its_kind(doc: &Document, id: NodeId, local: &html5ever::LocalName) -> bool {
+    let mut at = doc.prev_sibling(id);
+    while let Some(s) = at {
+        if doc.element(s).is_some_and(|e| e.is_html(local)) {
+            return false;
+        }
+        at = doc.prev_sibling(s);
+    }
+    true
 }
 
 /// `<th>`: a column header unless its scope or position says row header.
-fn th_role(doc: &Document, id: NodeId, e: &Element) -> Role {
+fn th_role(doc: &Document, id: NodeId, e: &Element, row_has_td: bool) -> Role {
     match e.attr("scope").map(|s| s.trim().to_ascii_lowercase()).as_deref() {
         Some("row") | Some("rowgroup") => return Role::RowHeader,
         Some("col") | Some("colgroup") => return Role::ColumnHeader,
@@ -722,8 +739,7 @@ fn th_role(doc: &Document, id: NodeId, e: &Element) -> Role {
         return Role::ColumnHeader;
     }
     // A header cell in a row that also has data cells is a row header.
-    let has_td = doc.element_children(row).any(|c| doc.element(c).is_some_and(|ce| ce.is_html(&local_name!("td"))));
-    if has_td { Role::RowHeader } else { Role::ColumnHeader }
+    if row_has_td { Role::RowHeader } else { Role::ColumnHeader }
 }
 
 /// SVG-AAM: shapes and groups are generic unless named; `<a>` is a link,

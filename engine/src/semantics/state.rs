@@ -5,7 +5,7 @@
 use html5ever::local_name;
 
 use super::Semantics;
-use super::form::{input_type, is_disabled, option_selected};
+use super::form::{input_type, is_disabled};
 use super::role::Role;
 use crate::dom::{Document, Element, NodeId};
 
@@ -124,7 +124,7 @@ pub(crate) fn compute_states(doc: &Document, sem: &Semantics, id: NodeId, e: &El
 
     // selected
     if e.is_html(&local_name!("option")) {
-        if option_selected(doc, id) {
+        if sem.is_option_selected(doc, id) {
             s.insert(States::SELECTED);
         }
     } else if aria_true(e, "aria-selected") {

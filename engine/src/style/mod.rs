@@ -584,9 +584,17 @@ impl Cascader<'_> {
         }
         matched.sort_unstable_by_key(|&(level, spec, order, _)| (level, spec, order));
         let mut style = ComputedStyle::inheriting(parent);
-        for (_, _, _, decls) in &matched {
+        // `revert` in an author rule goes back to what the UA sheet gave.
+        let mut ua = style;
+        let mut ua_done = false;
+        for &(level, _, _, decls) in &matched {
+            if level > 0 && !ua_done {
+                ua = style;
+                ua_done = true;
+            }
+            let revert_to = if level == 0 || level == 3 { None } else { Some(&ua) };
             for decl in decls.iter() {
-                self.apply(&mut style, parent, decl);
+                self.apply(&mut style, parent, revert_to, decl);
             }
         }
         // CSS 2.1 §9.7: out-of-flow boxes and the root are block-level.
@@ -600,7 +608,9 @@ impl Cascader<'_> {
         style
     }
 
-    fn apply(&self, style: &mut ComputedStyle, parent: &ComputedStyle, decl: &Decl) {
+    /// Applies one declaration. `revert_to` is the UA-origin style, for
+    /// `revert` in author rules (in UA rules `revert` acts as `unset`).
+    fn apply(&self, style: &mut ComputedStyle, parent: &ComputedStyle, revert_to: Option<&ComputedStyle>, decl: &Decl) {
         match *decl {
             Decl::Display(d) => style.display = d,
             Decl::Visibility(v) => style.visibility = v,
@@ -625,12 +635,14 @@ impl Cascader<'_> {
             Decl::TextTransform(t) => style.text_transform = t,
             Decl::Content(_) => {}
             Decl::Wide(property, wide) => {
-                let inherit = match wide {
-                    Wide::Inherit => true,
-                    Wide::Initial => false,
-                    Wide::Unset => property.is_inherited(),
+                let source = match (wide, revert_to) {
+                    (Wide::Revert, Some(ua)) => *ua,
+                    (Wide::Inherit, _) => *parent,
+                    (Wide::Initial, _) => ComputedStyle::default(),
+                    (Wide::Unset | Wide::Revert, _) => {
+                        if property.is_inherited() { *parent } else { ComputedStyle::default() }
+                    }
                 };
-                let source = if inherit { *parent } else { ComputedStyle::default() };
                 match property {
                     Property::Display => style.display = source.display,
                     Property::Visibility => style.visibility = source.visibility,
@@ -755,6 +767,17 @@ mod tests {
             .descendants(NodeId::DOCUMENT)
             .find(|&n| doc.element(n).is_some_and(|e| &*e.name.local == "noscript"));
         assert!(noscript.is_some_and(|n| s.hidden(n) == Some(Hidden::DisplayNone)));
+    }
+
+    #[test]
+    fn revert_goes_back_to_the_ua_sheet() {
+        let (doc, s) = styled(
+            "<style>div { display: inline } #r { display: revert } #a { all: revert } #u { display: unset }</style>
+             <div id=r>r</div><div id=a>a</div><div id=u>u</div>",
+        );
+        assert_eq!(s.get(by_id(&doc, "r")).display, Display::Block);
+        assert_eq!(s.get(by_id(&doc, "a")).display, Display::Block);
+        assert_eq!(s.get(by_id(&doc, "u")).display, Display::Inline);
     }
 
     #[test]

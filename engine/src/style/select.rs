@@ -360,6 +360,9 @@ pub(crate) struct MatchState {
     cut: Cell<bool>,
     /// Elements on which a walk was refused.
     pub(crate) cut_elements: Cell<u32>,
+    /// The selected options of every select, computed the first time
+    /// `:checked` asks about an option.
+    selected: std::cell::OnceCell<std::collections::HashSet<NodeId>>,
 }
 
 impl MatchState {
@@ -369,7 +372,20 @@ impl MatchState {
             document_left: Cell::new(DOCUMENT_STEPS + DOCUMENT_STEPS_PER_NODE * nodes as u64),
             cut: Cell::new(false),
             cut_elements: Cell::new(0),
+            selected: std::cell::OnceCell::new(),
         }
+    }
+
+    fn option_selected(&self, doc: &Document, option: NodeId) -> bool {
+        let selected = self.selected.get_or_init(|| {
+            doc.descendants(NodeId::DOCUMENT)
+                .filter(|&n| doc.element(n).is_some_and(|e| e.is_html(&local_name!("select"))))
+                .flat_map(|n| crate::semantics::form::selected_options(doc, n))
+                .collect()
+        });
+        selected.contains(&option)
+            || (!doc.ancestors(option).take(2).any(|a| doc.element(a).is_some_and(|e| e.is_html(&local_name!("select"))))
+                && doc.element(option).is_some_and(|e| e.has_attr("selected")))
     }
 
     /// Starts the budget of a new element.
@@ -476,7 +492,7 @@ impl<'a> ElementRef<'a> {
         if e.is_html(&local_name!("input")) {
             matches!(crate::semantics::form::input_type(e), "checkbox" | "radio") && e.has_attr("checked")
         } else if e.is_html(&local_name!("option")) {
-            crate::semantics::form::option_selected(self.doc, self.id)
+            self.state.option_selected(self.doc, self.id)
         } else {
             false
         }
@@ -661,12 +677,11 @@ impl selectors::Element for ElementRef<'_> {
     fn apply_selector_flags(&self, _flags: ElementSelectorFlags) {}
 
     fn is_link(&self) -> bool {
-        // Called once per selector match (for :visited handling): keep it to
-        // an atom comparison for the common case.
+        // `:link` and `:any-link` match `a` and `area` with an href (HTML
+        // §4.16.3). Called once per selector match (for :visited handling):
+        // keep it to an atom comparison for the common case.
         let e = self.element();
-        matches!(e.name.local, local_name!("a") | local_name!("area") | local_name!("link"))
-            && e.name.ns == ns!(html)
-            && e.has_attr("href")
+        matches!(e.name.local, local_name!("a") | local_name!("area")) && e.name.ns == ns!(html) && e.has_attr("href")
     }
 
     fn is_html_slot_element(&self) -> bool {

@@ -264,12 +264,31 @@ impl Property {
     }
 }
 
-/// `inherit`, `initial`, `unset` (and `revert`, treated as `unset`).
+/// The CSS-wide keywords (`revert-layer` acts as `revert`: whittle does not
+/// model layers).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Wide {
     Inherit,
     Initial,
     Unset,
+    Revert,
+}
+
+impl Property {
+    /// Every property whittle computes (what `all` sets).
+    pub(crate) const ALL: [Property; 11] = [
+        Property::Display,
+        Property::Visibility,
+        Property::ContentVisibility,
+        Property::Position,
+        Property::OverflowX,
+        Property::OverflowY,
+        Property::Opacity,
+        Property::FontSize,
+        Property::WhiteSpace,
+        Property::TextTransform,
+        Property::Content,
+    ];
 }
 
 /// A parsed declaration.
@@ -294,6 +313,11 @@ pub(crate) enum Decl {
 /// value it cannot read (such as `var()`), which a browser would also drop
 /// or which cannot change what whittle shows.
 pub(crate) fn parse_declaration(name: &str, input: &mut Parser<'_>, out: &mut Vec<Decl>) -> Option<()> {
+    if name.eq_ignore_ascii_case("all") {
+        let wide = input.try_parse(parse_wide).ok()?;
+        out.extend(Property::ALL.iter().map(|&p| Decl::Wide(p, wide)));
+        return Some(());
+    }
     let property = match_property(name)?;
     if let Ok(wide) = input.try_parse(parse_wide) {
         match property {
@@ -385,11 +409,10 @@ fn parse_wide<'i>(input: &mut Parser<'i>) -> Result<Wide, cssparser::ParseError<
         Wide::Inherit
     } else if ident.eq_ignore_ascii_case("initial") {
         Wide::Initial
-    } else if ident.eq_ignore_ascii_case("unset")
-        || ident.eq_ignore_ascii_case("revert")
-        || ident.eq_ignore_ascii_case("revert-layer")
-    {
+    } else if ident.eq_ignore_ascii_case("unset") {
         Wide::Unset
+    } else if ident.eq_ignore_ascii_case("revert") || ident.eq_ignore_ascii_case("revert-layer") {
+        Wide::Revert
     } else {
         return Err(cssparser::ParseError::custom(()));
     };
@@ -588,6 +611,9 @@ mod tests {
         assert_eq!(decls("display", "bogus"), vec![]);
         assert_eq!(decls("display", "var(--d)"), vec![]);
         assert_eq!(decls("display", "inherit"), vec![Decl::Wide(Property::Display, Wide::Inherit)]);
+        assert_eq!(decls("display", "revert-layer"), vec![Decl::Wide(Property::Display, Wide::Revert)]);
+        assert_eq!(decls("all", "unset").len(), Property::ALL.len());
+        assert!(decls("all", "none").is_empty());
     }
 
     #[test]

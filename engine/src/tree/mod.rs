@@ -91,6 +91,9 @@ pub struct Item {
     pub head: Vec<Segment>,
     /// Items one level deeper.
     pub children: Vec<ItemId>,
+    /// Kept even when empty: its name is text the page shows (a legend
+    /// or caption), not only a label for its content.
+    pub(crate) keep: bool,
 }
 
 /// Counts of what was left out or masked.
@@ -403,7 +406,7 @@ impl Builder<'_> {
     }
 
     fn new_item(&mut self, node: Option<NodeId>, prefix: Prefix, head: Vec<Segment>) -> ItemId {
-        self.tree.items.push(Item { node, prefix, head, children: Vec::new() });
+        self.tree.items.push(Item { node, prefix, head, children: Vec::new(), keep: false });
         self.tree.items.len() - 1
     }
 
@@ -566,10 +569,11 @@ impl Builder<'_> {
                         self.boundary();
                         frame.boundary = true;
                     } else {
-                        self.consume_caption(id, e, &ax);
+                        let shows_caption = self.consume_caption(id, e, &ax);
                         self.flush_line();
                         let w = self.widget(id, ax);
                         let item = self.new_item(Some(id), Prefix::None, vec![Segment::Widget(w)]);
+                        self.tree.items[item].keep = shows_caption;
                         let parent = self.current_item();
                         self.attach(parent, item);
                         self.sinks.push(Sink { item: Some(item), single_line: false, line: Vec::new() });
@@ -623,19 +627,24 @@ impl Builder<'_> {
     }
 
     /// A fieldset's legend, a table's caption or a figure's figcaption
-    /// that became the container's name is not shown again.
-    fn consume_caption(&mut self, id: NodeId, e: &Element, ax: &AxNode) {
+    /// that became the container's name is not shown again. Returns whether
+    /// one was.
+    fn consume_caption(&mut self, id: NodeId, e: &Element, ax: &AxNode) -> bool {
         if ax.name.is_empty() || e.has_attr("aria-label") || e.has_attr("aria-labelledby") {
-            return;
+            return false;
         }
         let wanted = match *e.local_name() {
             local_name!("fieldset") => local_name!("legend"),
             local_name!("table") => local_name!("caption"),
             local_name!("figure") => local_name!("figcaption"),
-            _ => return,
+            _ => return false,
         };
-        if let Some(c) = self.doc.element_children(id).find(|&c| self.doc.element(c).is_some_and(|ce| ce.is_html(&wanted))) {
-            self.consumed.insert(c);
+        match self.doc.element_children(id).find(|&c| self.doc.element(c).is_some_and(|ce| ce.is_html(&wanted))) {
+            Some(c) => {
+                self.consumed.insert(c);
+                true
+            }
+            None => false,
         }
     }
 
@@ -813,7 +822,7 @@ fn prune_empty(tree: &mut AxTree) {
         let item = &tree.items[id];
         let kept: Vec<ItemId> = item.children.iter().copied().filter(|&c| !empty[c]).collect();
         let is_container_head = matches!(item.head.as_slice(), [Segment::Widget(w)] if container_role(tree.widgets[*w].role));
-        empty[id] = kept.is_empty() && (item.head.is_empty() || is_container_head);
+        empty[id] = kept.is_empty() && (item.head.is_empty() || (is_container_head && !item.keep));
         tree.items[id].children = kept;
     }
     tree.roots.retain(|&r| !empty[r]);
@@ -868,6 +877,10 @@ mod tests {
         let html = "<ul></ul><nav><a href=/ hidden>x</a></nav><main><p>text</p></main>";
         let text = snapshot(html.as_bytes(), &SnapshotOptions::default(), &mut RefTable::new()).observation.text();
         assert_eq!(text, "#\nmain\n text\n");
+        // ...but a legend or caption is text the page shows.
+        let html = "<fieldset><legend>Shipping address</legend></fieldset><table><caption>Totals</caption></table>";
+        let text = snapshot(html.as_bytes(), &SnapshotOptions::default(), &mut RefTable::new()).observation.text();
+        assert_eq!(text, "#\ngroup \"Shipping address\"\n[1] table \"Totals\"\n");
     }
 
     #[test]

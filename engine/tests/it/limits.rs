@@ -3,7 +3,7 @@
 //! a well-formed observation. (How long they take is measured by the
 //! bench, not asserted here.)
 
-use whittle_corpus::generate::{Nesting, nested_page, realistic_page};
+use whittle_corpus::generate::{Hostile, Nesting, hostile_page, nested_page, realistic_page};
 
 use crate::{sanity, snap};
 
@@ -32,5 +32,16 @@ fn deep_nesting_of_every_kind() {
         assert!(!s.document.dump().is_empty());
         assert!(!s.styles.dump(&s.document).is_empty());
         let _ = s.semantics.dump(&s.document, &s.styles);
+    }
+}
+
+#[test]
+fn hostile_patterns_finish() {
+    // Each of these once made a stage superlinear; their scaling is printed
+    // by `cargo run --release -p whittle-benches --bin hostile`.
+    for kind in Hostile::ALL {
+        let page = hostile_page(kind, 5_000);
+        let s = snap(page.as_bytes(), None);
+        sanity::check_observation(&s).unwrap_or_else(|e| panic!("{kind:?}: {e}"));
     }
 }
