@@ -548,31 +548,11 @@ impl selectors::Element for ElementRef<'_> {
     }
 
     fn prev_sibling_element(&self) -> Option<Self> {
-        let mut s = self.doc.prev_sibling(self.id);
-        while let Some(id) = s {
-            if self.doc.element(id).is_some() {
-                return self.wrap(Some(id));
-            }
-            if !self.state.step() {
-                return None;
-            }
-            s = self.doc.prev_sibling(id);
-        }
-        None
+        self.sibling_element(Document::prev_sibling)
     }
 
     fn next_sibling_element(&self) -> Option<Self> {
-        let mut s = self.doc.next_sibling(self.id);
-        while let Some(id) = s {
-            if self.doc.element(id).is_some() {
-                return self.wrap(Some(id));
-            }
-            if !self.state.step() {
-                return None;
-            }
-            s = self.doc.next_sibling(id);
-        }
-        None
+        self.sibling_element(Document::next_sibling)
     }
 
     fn first_element_child(&self) -> Option<Self> {
@@ -636,13 +616,7 @@ impl selectors::Element for ElementRef<'_> {
                     || self.html_is(&local_name!("textarea")))
                     && !self.element().has_attr("required")
             }
-            PseudoClass::ReadWrite => {
-                (self.is_text_field() && !self.element().has_attr("readonly") && !self.is_disabled())
-                    || self
-                        .element()
-                        .attr("contenteditable")
-                        .is_some_and(|v| !v.eq_ignore_ascii_case("false"))
-            }
+            PseudoClass::ReadWrite => self.match_non_ts_pseudo_class_readwrite(),
             PseudoClass::ReadOnly => !self.match_non_ts_pseudo_class_readwrite(),
             PseudoClass::PlaceholderShown => {
                 self.is_text_field()
@@ -735,6 +709,22 @@ impl selectors::Element for ElementRef<'_> {
 }
 
 impl ElementRef<'_> {
+    /// The nearest element sibling in one direction, each node passed
+    /// charged to the step budget.
+    fn sibling_element(&self, next: fn(&Document, NodeId) -> Option<NodeId>) -> Option<Self> {
+        let mut s = next(self.doc, self.id);
+        while let Some(id) = s {
+            if self.doc.element(id).is_some() {
+                return self.wrap(Some(id));
+            }
+            if !self.state.step() {
+                return None;
+            }
+            s = next(self.doc, id);
+        }
+        None
+    }
+
     fn match_non_ts_pseudo_class_readwrite(&self) -> bool {
         (self.is_text_field() && !self.element().has_attr("readonly") && !self.is_disabled())
             || self.element().attr("contenteditable").is_some_and(|v| !v.eq_ignore_ascii_case("false"))
