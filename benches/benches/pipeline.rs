@@ -6,7 +6,9 @@ use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_m
 use std::hint::black_box;
 use whittle_benches::{Page, pages, rcdom_parse, stage_parse, whole};
 use whittle_corpus::Suite;
-use whittle_engine::{CascadeOptions, RefTable, RenderOptions, build_tree, cascade, compute_semantics, render};
+use whittle_engine::{
+    CascadeOptions, LayoutOptions, RefTable, RenderOptions, build_tree, cascade, compute_layout, compute_semantics, render,
+};
 
 fn bench_suite(c: &mut Criterion, suite: Suite, pages: &[Page]) {
     let bytes: u64 = pages.iter().map(|p| p.bytes.len() as u64).sum();
@@ -43,6 +45,14 @@ fn bench_suite(c: &mut Criterion, suite: Suite, pages: &[Page]) {
         })
     });
     let styles: Vec<_> = docs.iter().map(|d| cascade(d, &CascadeOptions::default())).collect();
+    group.bench_function(BenchmarkId::new("stage", "layout"), |b| {
+        b.iter(|| {
+            for (d, s) in docs.iter().zip(&styles) {
+                black_box(compute_layout(d, s, &LayoutOptions::default()));
+            }
+        })
+    });
+    let layouts: Vec<_> = docs.iter().zip(&styles).map(|(d, s)| compute_layout(d, s, &LayoutOptions::default())).collect();
     group.bench_function(BenchmarkId::new("stage", "semantics"), |b| {
         b.iter(|| {
             for (d, s) in docs.iter().zip(&styles) {
@@ -62,8 +72,8 @@ fn bench_suite(c: &mut Criterion, suite: Suite, pages: &[Page]) {
         docs.iter().zip(&styles).zip(&sems).map(|((d, s), m)| build_tree(d, s, m, &mut RefTable::new())).collect();
     group.bench_function(BenchmarkId::new("stage", "render"), |b| {
         b.iter(|| {
-            for (d, t) in docs.iter().zip(&trees) {
-                black_box(render(d, t, &RenderOptions::default()));
+            for ((d, t), l) in docs.iter().zip(&trees).zip(&layouts) {
+                black_box(render(d, t, l, &RenderOptions::default()));
             }
         })
     });

@@ -5,7 +5,8 @@ use html5ever::tendril::TendrilSink;
 use markup5ever_rcdom::RcDom;
 use whittle_corpus::Suite;
 use whittle_engine::{
-    CascadeOptions, Document, ParseOptions, RefTable, RenderOptions, build_tree, cascade, compute_semantics, parse,
+    CascadeOptions, Document, LayoutOptions, ParseOptions, RefTable, RenderOptions, build_tree, cascade, compute_layout,
+    compute_semantics, parse,
     render,
 };
 
@@ -52,7 +53,8 @@ pub fn whole(bytes: &[u8]) -> usize {
 /// optimized away.
 pub fn stages_after_parse(doc: &Document) -> usize {
     let styles = cascade(doc, &CascadeOptions::default());
+    let layout = compute_layout(doc, &styles, &LayoutOptions::default());
     let sem = compute_semantics(doc, &styles);
     let tree = build_tree(doc, &styles, &sem, &mut RefTable::new());
-    render(doc, &tree, &RenderOptions::default()).lines.len()
+    render(doc, &tree, &layout, &RenderOptions::default()).lines.len()
 }

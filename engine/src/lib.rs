@@ -9,6 +9,7 @@
 //! |---|---|---|
 //! | parse | [`parse`] | [`Document`] (arena, html5ever through our own `TreeSink`) |
 //! | cascade | [`cascade`] | [`Styles`] (computed values, what is hidden) |
+//! | layout | [`compute_layout`] | [`Layout`] (boxes, page height, what is in view) |
 //! | semantics | [`compute_semantics`] | [`Semantics`] (roles; names, states on demand) |
 //! | tree | [`build_tree`] | [`AxTree`] (the semantic tree, refs assigned) |
 //! | render | [`render`] | [`Observation`] (the text) and [`Envelope`] (the structure) |
@@ -28,6 +29,7 @@
 
 pub mod diag;
 pub mod dom;
+pub mod layout;
 pub mod parse;
 pub mod render;
 pub mod semantics;
@@ -37,6 +39,7 @@ pub mod tree;
 
 pub use diag::{Diagnostic, Stage};
 pub use dom::{Document, Edge, Element, NodeData, NodeId};
+pub use layout::{Layout, LayoutOptions, Placement, Rect, compute_layout};
 pub use parse::{ParseOptions, parse, parse_str};
 pub use render::{Envelope, Observation, RenderOptions, compact_url, render};
 pub use semantics::{AxNode, Semantics, compute_semantics};
@@ -51,8 +54,10 @@ pub use tree::{AxTree, RefTable, build_tree};
 pub struct SnapshotOptions {
     /// Parsing.
     pub parse: ParseOptions,
-    /// The cascade.
+    /// The cascade (and the viewport).
     pub cascade: CascadeOptions,
+    /// Layout.
+    pub layout: LayoutOptions,
     /// Rendering.
     pub render: RenderOptions,
 }
@@ -64,6 +69,8 @@ pub struct Snapshot {
     pub document: Document,
     /// Its styles.
     pub styles: Styles,
+    /// Its boxes.
+    pub layout: Layout,
     /// Its roles.
     pub semantics: Semantics,
     /// The semantic tree.
@@ -88,9 +95,10 @@ pub fn snapshot(bytes: &[u8], options: &SnapshotOptions, refs: &mut RefTable) ->
 /// Runs the pipeline from an already parsed document.
 pub fn snapshot_document(document: Document, options: &SnapshotOptions, refs: &mut RefTable) -> Snapshot {
     let styles = cascade(&document, &options.cascade);
+    let layout = compute_layout(&document, &styles, &options.layout);
     let semantics = compute_semantics(&document, &styles);
     refs.begin_document();
     let tree = build_tree(&document, &styles, &semantics, refs);
-    let observation = render(&document, &tree, &options.render);
-    Snapshot { document, styles, semantics, tree, observation }
+    let observation = render(&document, &tree, &layout, &options.render);
+    Snapshot { document, styles, layout, semantics, tree, observation }
 }

@@ -95,7 +95,7 @@ pub fn snapshot(source: &str, format: Format, base_url: Option<&str>, verbose: b
                 operation_id: format!("{:016x}", fnv1a(format!("snapshot\n{snapshot_text}").as_bytes())),
                 tab_id: "1".into(),
             };
-            let envelope = Envelope::observation(ids, "static", snap.styles.viewport(), &snap.observation, &snap.tree, origin);
+            let envelope = Envelope::observation(ids, "static", &snap.layout, &snap.observation, &snap.tree, origin);
             serde_json::to_writer_pretty(&mut *out, &envelope).map_err(std::io::Error::from)?;
             out.write_all(b"\n")?;
         }

@@ -44,10 +44,14 @@ fn main() {
     let mut worst: Vec<(f64, String)> = Vec::new();
     for p in &pages {
         let base = best_of(runs, || drop(std::hint::black_box(rcdom_parse(&p.bytes))));
-        let all = best_of(runs, || drop(std::hint::black_box(whole(&p.bytes))));
+        let all = best_of(runs, || {
+            std::hint::black_box(whole(&p.bytes));
+        });
         let parse = best_of(runs, || drop(std::hint::black_box(stage_parse(&p.bytes))));
         let doc = stage_parse(&p.bytes);
-        let rest = best_of(runs, || drop(std::hint::black_box(stages_after_parse(&doc))));
+        let rest = best_of(runs, || {
+            std::hint::black_box(stages_after_parse(&doc));
+        });
         let r = all.as_secs_f64() / base.as_secs_f64().max(1e-9);
         ratios.push(r);
         parse_ratios.push(parse.as_secs_f64() / base.as_secs_f64().max(1e-9));

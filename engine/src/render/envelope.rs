@@ -9,7 +9,7 @@
 use serde::Serialize;
 
 use super::{Observation, role_word};
-use crate::style::Viewport;
+use crate::layout::Layout;
 use crate::tree::AxTree;
 
 /// The whole structured result.
@@ -85,7 +85,7 @@ pub struct ViewportInfo {
     pub scroll_x: u32,
     /// Scroll offset.
     pub scroll_y: u32,
-    /// Page height; `null` until layout exists.
+    /// Page height in CSS px; `null` when nothing was laid out (errors).
     pub content_height: Option<u32>,
 }
 
@@ -153,7 +153,8 @@ pub fn fnv1a(data: &[u8]) -> u64 {
 impl Envelope {
     /// The envelope of an observation. `snapshot_id` is derived from the
     /// observation's text, so the same page gives the same id.
-    pub fn observation(ids: Ids, engine: &'static str, viewport: Viewport, obs: &Observation, tree: &AxTree, origin: Option<String>) -> Envelope {
+    pub fn observation(ids: Ids, engine: &'static str, layout: &Layout, obs: &Observation, tree: &AxTree, origin: Option<String>) -> Envelope {
+        let viewport = layout.viewport();
         let elements: Vec<ElementEntry> = tree
             .referenced()
             .filter_map(|w| {
@@ -180,8 +181,8 @@ impl Envelope {
                     width: viewport.width,
                     height: viewport.height,
                     scroll_x: 0,
-                    scroll_y: 0,
-                    content_height: None,
+                    scroll_y: layout.scroll_y().round() as u32,
+                    content_height: Some(layout.content_height().round() as u32),
                 },
                 capture: "ok",
                 dialog_open: false,

@@ -8,8 +8,8 @@
 //!   [3] link "Home"
 //! ```
 //!
-//! The scroll part of the header (`↑a ↓b`) needs layout and is left out
-//! until layout exists.
+//! The header ends with the scroll part `↑a ↓b`: screens of page above and
+//! below the viewport, one decimal, a side that rounds to 0 left out.
 
 pub mod envelope;
 pub mod url;
@@ -17,6 +17,7 @@ pub mod url;
 use std::fmt::Write;
 
 use crate::dom::Document;
+use crate::layout::Layout;
 use crate::semantics::role::Role;
 use crate::tree::{AxTree, Item, Prefix, Segment, Widget};
 pub use envelope::{Envelope, ElementEntry};
@@ -73,17 +74,20 @@ impl Observation {
 }
 
 /// Renders the observation of a page.
-pub fn render(doc: &Document, tree: &AxTree, options: &RenderOptions) -> Observation {
+pub fn render(doc: &Document, tree: &AxTree, layout: &Layout, options: &RenderOptions) -> Observation {
     let title = doc.title();
     let url = doc.url().map(|u| u.to_string()).unwrap_or_default();
     let compact = doc.url().map(compact_url).unwrap_or_default();
     let shown_title = crate::text::truncate_chars(&one_line(&title), options.max_name_chars);
-    let header = match (title.is_empty(), compact.is_empty()) {
-        (false, false) => format!("# {shown_title} · {compact}"),
-        (false, true) => format!("# {shown_title}"),
-        (true, false) => format!("# {compact}"),
-        (true, true) => "#".to_owned(),
-    };
+    let scroll = scroll_part(layout.screens_above(), layout.screens_below());
+    let mut header = String::from("#");
+    for part in [shown_title.as_str(), compact.as_str(), scroll.as_str()] {
+        if part.is_empty() {
+            continue;
+        }
+        header.push_str(if header.len() == 1 { " " } else { " · " });
+        header.push_str(part);
+    }
     let mut lines = Vec::new();
     tree.walk(|depth, item| {
         let mut line = " ".repeat(depth.min(MAX_INDENT));
@@ -91,6 +95,20 @@ pub fn render(doc: &Document, tree: &AxTree, options: &RenderOptions) -> Observa
         lines.push(line);
     });
     Observation { title, url, header, lines }
+}
+
+/// `↑a ↓b` in screens with one decimal; a side that rounds to 0 is left
+/// out, and both: nothing.
+pub fn scroll_part(above: f32, below: f32) -> String {
+    let tenths = |s: f32| if s.is_finite() { (s * 10.0).round().max(0.0) as u64 } else { 0 };
+    let show = |t: u64| if t % 10 == 0 { format!("{}", t / 10) } else { format!("{}.{}", t / 10, t % 10) };
+    let (a, b) = (tenths(above), tenths(below));
+    match (a, b) {
+        (0, 0) => String::new(),
+        (0, b) => format!("↓{}", show(b)),
+        (a, 0) => format!("↑{}", show(a)),
+        (a, b) => format!("↑{} ↓{}", show(a), show(b)),
+    }
 }
 
 /// Page text for one line: any whitespace or control character becomes a
@@ -215,4 +233,19 @@ fn quote(out: &mut String, s: &str, max: usize) {
         }
     }
     out.push('"');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::scroll_part;
+
+    #[test]
+    fn scroll_part_drops_empty_sides() {
+        assert_eq!(scroll_part(0.0, 0.0), "");
+        assert_eq!(scroll_part(0.0, 0.04), "");
+        assert_eq!(scroll_part(0.0, 1.5), "↓1.5");
+        assert_eq!(scroll_part(2.0, 0.0), "↑2");
+        assert_eq!(scroll_part(1.25, 3.0), "↑1.3 ↓3");
+        assert_eq!(scroll_part(f32::NAN, f32::INFINITY), "");
+    }
 }

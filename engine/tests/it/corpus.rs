@@ -26,7 +26,7 @@ fn check_page(path: &PathBuf) -> Result<(), String> {
     let envelope = Envelope::observation(
         Ids { tool: "snapshot".into(), operation_id: "t".into(), tab_id: "1".into() },
         "static",
-        first.styles.viewport(),
+        &first.layout,
         &first.observation,
         &first.tree,
         None,

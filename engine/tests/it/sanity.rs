@@ -6,7 +6,7 @@ use whittle_engine::Snapshot;
 /// grows one level at a time; no blank lines, trailing spaces or control
 /// characters; every ref written as `[n] ` exactly once, in increasing
 /// order of reading.
-pub fn check_observation(snapshot: &Snapshot) -> Result<(), String> {
+pub(crate) fn check_observation(snapshot: &Snapshot) -> Result<(), String> {
     let obs = &snapshot.observation;
     if !obs.header.starts_with('#') {
         return Err(format!("header does not start with '#': {:?}", obs.header));
