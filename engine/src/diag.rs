@@ -11,6 +11,8 @@ pub enum Stage {
     Parse,
     /// Stylesheets and the cascade.
     Cascade,
+    /// Boxes and the viewport.
+    Layout,
     /// Roles, names and states.
     Semantics,
     /// The text observation.
@@ -37,6 +39,7 @@ impl fmt::Display for Diagnostic {
         let stage = match self.stage {
             Stage::Parse => "parse",
             Stage::Cascade => "cascade",
+            Stage::Layout => "layout",
             Stage::Semantics => "semantics",
             Stage::Render => "render",
         };

@@ -82,7 +82,7 @@ pub struct Snapshot {
 impl Snapshot {
     /// Every stage's diagnostics, in stage order.
     pub fn diagnostics(&self) -> Vec<Diagnostic> {
-        self.document.diagnostics().iter().chain(self.styles.diagnostics()).cloned().collect()
+        self.document.diagnostics().iter().chain(self.styles.diagnostics()).chain(self.layout.diagnostics()).cloned().collect()
     }
 }
 

@@ -6,7 +6,7 @@ use serde::Serialize;
 use url::Url;
 use whittle_engine::render::envelope::{Ids, fnv1a};
 use whittle_engine::{
-    CascadeOptions, Document, Envelope, NodeData, RefTable, Selector, SnapshotOptions, StylesheetText,
+    CascadeOptions, Document, Envelope, NodeData, RefTable, Selector, SnapshotOptions, StylesheetText, Viewport,
     linked_stylesheet_urls, parse, snapshot_document,
 };
 
@@ -45,6 +45,18 @@ pub enum Format {
     Json,
 }
 
+/// Parses `--viewport WIDTHxHEIGHT` (each 1–100,000 px).
+pub fn parse_viewport(s: &str) -> Result<Viewport, String> {
+    let bad = || format!("{s:?} is not WIDTHxHEIGHT in px, e.g. 1280x800");
+    let (w, h) = s.trim().split_once(['x', 'X']).ok_or_else(bad)?;
+    let w: u32 = w.trim().parse().map_err(|_| bad())?;
+    let h: u32 = h.trim().parse().map_err(|_| bad())?;
+    if !(1..=100_000).contains(&w) || !(1..=100_000).contains(&h) {
+        return Err(format!("{s:?}: width and height must be between 1 and 100000 px"));
+    }
+    Ok(Viewport { width: w, height: h })
+}
+
 /// Loads a page and parses it with its URL.
 fn load_document(source: &str, base_url: Option<&str>) -> Result<(Document, Vec<StylesheetText>, Vec<String>), CliError> {
     let page = load(source)?;
@@ -63,7 +75,14 @@ fn load_document(source: &str, base_url: Option<&str>) -> Result<(Document, Vec<
 /// `whittle snapshot`. With `--format json`, a page that cannot be loaded
 /// also gives an error envelope (`ok: false`, `server.error.code`) on
 /// standard output.
-pub fn snapshot(source: &str, format: Format, base_url: Option<&str>, verbose: bool, out: &mut dyn Write) -> Result<(), CliError> {
+pub fn snapshot(
+    source: &str,
+    format: Format,
+    base_url: Option<&str>,
+    verbose: bool,
+    viewport: Viewport,
+    out: &mut dyn Write,
+) -> Result<(), CliError> {
     let loaded = load_document(source, base_url);
     if format == Format::Json
         && let Err(CliError::Load(e)) = &loaded
@@ -77,6 +96,7 @@ pub fn snapshot(source: &str, format: Format, base_url: Option<&str>, verbose: b
     let origin = doc.url().filter(|u| u.scheme() != "file").map(|u| u.origin().ascii_serialization());
     let mut options = SnapshotOptions::default();
     options.cascade.stylesheets = sheets;
+    options.cascade.viewport = viewport;
     let snap = snapshot_document(doc, &options, &mut RefTable::new());
     if verbose {
         for p in &problems {

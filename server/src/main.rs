@@ -26,6 +26,10 @@ enum Command {
         /// Also print diagnostics (recovered parse errors, skipped CSS) to stderr.
         #[arg(short, long)]
         verbose: bool,
+        /// The viewport, `WIDTHxHEIGHT` in CSS px (media queries, layout,
+        /// what is in view).
+        #[arg(long, value_parser = cli::parse_viewport, default_value = "1280x800")]
+        viewport: whittle_engine::Viewport,
     },
     /// Print role, name, states… of each element matching a CSS selector,
     /// one JSON object per line.
@@ -45,8 +49,8 @@ fn main() {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let result = match &args.command {
-        Command::Snapshot { source, format, base_url, verbose } => {
-            cli::snapshot(source, *format, base_url.as_deref(), *verbose, &mut out)
+        Command::Snapshot { source, format, base_url, verbose, viewport } => {
+            cli::snapshot(source, *format, base_url.as_deref(), *verbose, *viewport, &mut out)
         }
         Command::Inspect { source, selector, base_url } => cli::inspect(source, selector, base_url.as_deref(), &mut out),
     };

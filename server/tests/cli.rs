@@ -84,6 +84,33 @@ fn json_envelope_keeps_page_text_out_of_server() {
 }
 
 #[test]
+fn the_viewport_decides_what_is_in_view() {
+    let path = demo_shop();
+    let json = |viewport: &str| -> serde_json::Value {
+        let o = whittle(&["snapshot", path.to_str().unwrap_or_default(), "--format", "json", "--viewport", viewport]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        serde_json::from_str(&stdout(&o)).unwrap_or_else(|e| panic!("not JSON: {e}"))
+    };
+    let wide = json("1280x800");
+    let small = json("400x300");
+    assert_eq!(wide["server"]["viewport"]["width"], 1280);
+    assert_eq!(small["server"]["viewport"]["height"], 300);
+    let height = |v: &serde_json::Value| v["server"]["viewport"]["content_height"].as_u64().unwrap_or(0);
+    assert!(height(&wide) > 800, "the demo shop is taller than one screen: {}", height(&wide));
+    assert!(height(&small) > 300, "several screens of 300 px: {}", height(&small));
+    let below = |viewport: &str| -> Option<f32> {
+        let o = whittle(&["snapshot", path.to_str().unwrap_or_default(), "--viewport", viewport]);
+        let first = stdout(&o).lines().next().unwrap_or_default().to_owned();
+        first.rsplit_once('↓').and_then(|(_, n)| n.parse().ok())
+    };
+    let (below_wide, below_small) = (below("1280x800"), below("400x300"));
+    assert!(below_wide.is_some_and(|w| below_small.is_some_and(|s| s > w)), "{below_wide:?} {below_small:?}");
+    let bad = whittle(&["snapshot", path.to_str().unwrap_or_default(), "--viewport", "wide"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(stderr(&bad).contains("WIDTHxHEIGHT"), "{}", stderr(&bad));
+}
+
+#[test]
 fn inspect_prints_one_json_object_per_match() {
     let page = br#"<title>t</title><form aria-label="Sign in"><label>Email <input type=email required></label>
         <input type=password name=pw><button disabled>Go</button></form><p hidden><a href=/x>x</a></p>"#;

@@ -4,9 +4,18 @@
 //! Boxes come from taffy (block, flex, grid) fed by the cascade's box
 //! properties; inline content is measured by a deterministic text model
 //! (characters × an average advance of the font size, wrapped at the box
-//! width, one line height per line). The Chromium backend fills the same
-//! [`Layout`] from the boxes Chromium reports.
+//! width, one line height per line; see [`text`]). The Chromium backend
+//! fills the same [`Layout`] from the boxes Chromium reports.
+//!
+//! Placement: a `position: fixed` box (and what is inside it) is in view
+//! whenever it overlaps the viewport, whatever the scroll; a box clipped
+//! away by an ancestor's `overflow` or pushed off the left or right edge is
+//! not in view (reported as [`Placement::Below`]).
 
+mod build;
+pub mod text;
+
+use crate::diag::{Diagnostic, Stage};
 use crate::dom::{Document, NodeId};
 use crate::style::{Styles, Viewport};
 
@@ -38,7 +47,7 @@ pub enum Placement {
     Above,
     /// At least partly inside the viewport.
     InView,
-    /// Entirely below the viewport.
+    /// Entirely below the viewport (or clipped out of sight).
     Below,
     /// No box: not rendered, or layout could not place it. Treat it as
     /// shown (the pipeline never drops content only because layout is
@@ -58,16 +67,27 @@ pub struct LayoutOptions {
 #[derive(Debug, Clone, Default)]
 pub struct Layout {
     boxes: Vec<Option<Rect>>,
+    fixed: Vec<bool>,
+    clipped: Vec<bool>,
     content_height: f32,
     viewport: Viewport,
     scroll_y: f32,
+    diagnostics: Vec<Diagnostic>,
 }
 
 impl Layout {
     /// A layout that knows nothing: every node is [`Placement::Unknown`],
     /// the page is one screen tall.
     pub fn unknown(viewport: Viewport) -> Layout {
-        Layout { boxes: Vec::new(), content_height: viewport.height as f32, viewport, scroll_y: 0.0 }
+        Layout {
+            boxes: Vec::new(),
+            fixed: Vec::new(),
+            clipped: Vec::new(),
+            content_height: viewport.height as f32,
+            viewport,
+            scroll_y: 0.0,
+            diagnostics: Vec::new(),
+        }
     }
 
     /// The node's border box, if it has one.
@@ -77,8 +97,18 @@ impl Layout {
 
     /// Where the node lies relative to the viewport.
     pub fn placement(&self, id: NodeId) -> Placement {
-        let Some(r) = self.rect(id) else { return Placement::Unknown };
-        let top = self.scroll_y;
+        let Some(r) = self.rect(id) else {
+            return Placement::Unknown;
+        };
+        if self.clipped.get(id.index()).copied().unwrap_or(false) {
+            return Placement::Below;
+        }
+        // A fixed box's rect is in viewport coordinates.
+        let top = if self.fixed.get(id.index()).copied().unwrap_or(false) {
+            0.0
+        } else {
+            self.scroll_y
+        };
         let bottom = top + self.viewport.height as f32;
         if r.bottom() <= top && r.height > 0.0 {
             Placement::Above
@@ -97,6 +127,11 @@ impl Layout {
     /// The viewport.
     pub fn viewport(&self) -> Viewport {
         self.viewport
+    }
+
+    /// What layout had to give up on.
+    pub fn diagnostics(&self) -> &[Diagnostic] {
+        &self.diagnostics
     }
 
     /// The vertical scroll offset.
@@ -121,7 +156,9 @@ impl Layout {
         use std::fmt::Write;
         let mut out = format!("content_height {}\n", self.content_height.round());
         for id in doc.descendants(NodeId::DOCUMENT) {
-            let (Some(el), Some(r)) = (doc.element(id), self.rect(id)) else { continue };
+            let (Some(el), Some(r)) = (doc.element(id), self.rect(id)) else {
+                continue;
+            };
             let _ = writeln!(
                 out,
                 "{} {},{} {}x{} {:?}",
@@ -137,10 +174,201 @@ impl Layout {
     }
 }
 
-/// Lays out the document.
-pub fn compute_layout(_doc: &Document, styles: &Styles, options: &LayoutOptions) -> Layout {
-    let mut layout = Layout::unknown(styles.viewport());
-    let _ = styles;
-    layout.scroll_y = options.scroll_y.max(0.0);
+/// Lays out the document. Never fails: a page taffy cannot lay out gets
+/// [`Layout::unknown`] boxes and a diagnostic.
+pub fn compute_layout(doc: &Document, styles: &Styles, options: &LayoutOptions) -> Layout {
+    let viewport = styles.viewport();
+    let mut layout = Layout::unknown(viewport);
+    let (vw, vh) = (viewport.width as f32, viewport.height as f32);
+    // taffy is a third-party crate fed page-controlled styles: a panic in
+    // it must not take the snapshot down.
+    let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let built = build::build(doc, styles)?;
+        let cut = built.cut;
+        built.layout(doc, vw, vh).map(|b| (b, cut))
+    }));
+    match run {
+        Ok(Some((boxes, cut))) => {
+            layout.boxes = boxes.rects;
+            layout.fixed = boxes.fixed;
+            layout.clipped = boxes.clipped;
+            layout.content_height = boxes.content_height.max(vh);
+            fill_inline_boxes(doc, &mut layout);
+            if cut > 0 {
+                layout.diagnostics.push(Diagnostic::new(
+                    Stage::Layout,
+                    format!(
+                        "{cut} boxes nested deeper than {} levels were laid out as plain text",
+                        build::MAX_DEPTH
+                    ),
+                ));
+            }
+        }
+        Ok(None) => {}
+        Err(_) => layout.diagnostics.push(Diagnostic::new(
+            Stage::Layout,
+            "the page could not be laid out; nothing is known about what is in view",
+        )),
+    }
+    let max_scroll = (layout.content_height - vh).max(0.0);
+    layout.scroll_y = if options.scroll_y.is_finite() {
+        options.scroll_y.clamp(0.0, max_scroll)
+    } else {
+        0.0
+    };
     layout
+}
+
+/// Elements without a box of their own (inline elements, `display:
+/// contents`) get the union of their children's boxes, children first; then
+/// what is still without a box but shown takes its parent's. Both passes
+/// are linear.
+fn fill_inline_boxes(doc: &Document, layout: &mut Layout) {
+    let order: Vec<NodeId> = doc.descendants(NodeId::DOCUMENT).collect();
+    for &id in order.iter().rev() {
+        if layout.boxes[id.index()].is_some() || doc.element(id).is_none() {
+            continue;
+        }
+        let mut union: Option<Rect> = None;
+        for c in doc.children(id) {
+            if let Some(r) = layout.boxes[c.index()] {
+                union = Some(match union {
+                    None => r,
+                    Some(u) => {
+                        let x = u.x.min(r.x);
+                        let y = u.y.min(r.y);
+                        Rect {
+                            x,
+                            y,
+                            width: (u.x + u.width).max(r.x + r.width) - x,
+                            height: u.bottom().max(r.bottom()) - y,
+                        }
+                    }
+                });
+                layout.fixed[id.index()] |= layout.fixed[c.index()];
+                layout.clipped[id.index()] = layout.clipped[c.index()];
+            }
+        }
+        layout.boxes[id.index()] = union;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{CascadeOptions, cascade, parse};
+
+    fn laid_out(html: &str, scroll_y: f32) -> (Document, Layout) {
+        let doc = parse(html.as_bytes(), &Default::default());
+        let styles = cascade(&doc, &CascadeOptions::default());
+        let layout = compute_layout(&doc, &styles, &LayoutOptions { scroll_y });
+        (doc, layout)
+    }
+
+    fn by_id(doc: &Document, id: &str) -> NodeId {
+        doc.element_by_id(id).unwrap_or_else(|| panic!("no #{id}"))
+    }
+
+    #[test]
+    fn a_long_page_scrolls_and_places_its_parts() {
+        let para = "<p>".to_owned() + &"lorem ipsum dolor sit amet ".repeat(40) + "</p>";
+        let html = format!(
+            "<h1 id=top>Top</h1>{}<a id=end href=#>end</a>",
+            para.repeat(30)
+        );
+        let (doc, layout) = laid_out(&html, 0.0);
+        assert!(
+            layout.content_height() > 3.0 * 800.0,
+            "{}",
+            layout.content_height()
+        );
+        assert_eq!(layout.placement(by_id(&doc, "top")), Placement::InView);
+        assert_eq!(layout.placement(by_id(&doc, "end")), Placement::Below);
+        assert!(layout.screens_below() > 2.0);
+        let (doc, scrolled) = laid_out(&html, 1e9);
+        assert_eq!(scrolled.placement(by_id(&doc, "top")), Placement::Above);
+        assert_eq!(scrolled.placement(by_id(&doc, "end")), Placement::InView);
+        assert_eq!(scrolled.screens_below(), 0.0);
+    }
+
+    #[test]
+    fn fixed_boxes_stay_in_view_and_hidden_ones_have_no_box() {
+        let html = r#"<div id=bar style="position:fixed;top:0;left:0;right:0;height:40px"><a id=home href=/>Home</a></div>
+            <div style="height:5000px"></div><p id=gone style="display:none">x</p>"#;
+        let (doc, layout) = laid_out(html, 2000.0);
+        assert_eq!(layout.placement(by_id(&doc, "bar")), Placement::InView);
+        assert_eq!(layout.placement(by_id(&doc, "home")), Placement::InView);
+        assert_eq!(layout.placement(by_id(&doc, "gone")), Placement::Unknown);
+        assert!(
+            (layout.content_height() - 5016.0).abs() < 40.0,
+            "{}",
+            layout.content_height()
+        );
+    }
+
+    #[test]
+    fn flex_and_grid_place_items_side_by_side() {
+        let html = r#"<div style="display:grid;grid-template-columns:repeat(4,1fr);gap:10px">
+              <div id=a style="height:100px">a</div><div id=b style="height:100px">b</div>
+              <div id=c style="height:100px">c</div><div id=d style="height:100px">d</div><div id=e style="height:100px">e</div></div>
+            <nav style="display:flex"><a id=x href=#>one</a><a id=y href=#>two</a></nav>"#;
+        let (doc, layout) = laid_out(html, 0.0);
+        let r = |id| {
+            layout
+                .rect(by_id(&doc, id))
+                .unwrap_or_else(|| panic!("no box for {id}"))
+        };
+        assert_eq!(r("a").y, r("d").y);
+        assert!(r("b").x > r("a").x && r("d").x > r("c").x);
+        assert!(
+            r("e").y >= r("a").bottom(),
+            "the fifth card wraps to a second row"
+        );
+        assert_eq!(r("x").y, r("y").y);
+        assert!(r("y").x >= r("x").x + r("x").width);
+    }
+
+    #[test]
+    fn overflow_hidden_clips_what_lies_outside() {
+        let html = r#"<div style="height:50px;overflow:hidden"><div style="height:40px"></div><a id=in href=#>in</a>
+            <div style="height:500px"></div><a id=out href=#>out</a></div>"#;
+        let (doc, layout) = laid_out(html, 0.0);
+        assert_eq!(layout.placement(by_id(&doc, "in")), Placement::InView);
+        assert_eq!(layout.placement(by_id(&doc, "out")), Placement::Below);
+        assert_eq!(
+            layout.content_height(),
+            800.0,
+            "clipped content does not make the page taller"
+        );
+    }
+
+    #[test]
+    fn absurd_input_terminates_with_finite_boxes() {
+        let cols = "<div>x</div>".repeat(10_000);
+        let deep_flex = "<div style=display:flex>".repeat(3_000) + "deep" + &"</div>".repeat(3_000);
+        let giant = "word ".repeat(400_000);
+        let html = format!(
+            r#"<div style="width:1e9px;height:-5px;margin:NaNpx;padding:1e30px">a</div>
+               <div style="display:grid;grid-template-columns:repeat(10000,1px)">{cols}</div>
+               <div style="grid-template-columns:repeat(auto-fill,minmax(1fr,2px))">{deep_flex}</div><p>{giant}</p>"#
+        );
+        let (doc, layout) = laid_out(&html, 0.0);
+        assert!(layout.content_height().is_finite() && layout.content_height() >= 800.0);
+        for id in doc.descendants(NodeId::DOCUMENT) {
+            if let Some(r) = layout.rect(id) {
+                assert!(
+                    r.x.is_finite()
+                        && r.y.is_finite()
+                        && r.width.is_finite()
+                        && r.height.is_finite()
+                );
+            }
+        }
+        assert!(
+            layout
+                .diagnostics()
+                .iter()
+                .any(|d| d.message.contains("deeper than"))
+        );
+    }
 }

@@ -13,6 +13,7 @@
 //! assumed on. (`aria-hidden` hides from the accessibility tree, not from
 //! the page; the semantics stage applies it.)
 
+pub mod boxes;
 mod index;
 mod media;
 pub(crate) mod select;
@@ -176,6 +177,8 @@ pub struct Styles {
     flags: Vec<u8>,
     before: HashMap<NodeId, PseudoStyle>,
     after: HashMap<NodeId, PseudoStyle>,
+    /// Box declarations of the elements that have any.
+    boxes: Vec<Option<boxes::BoxDecls>>,
     viewport: Viewport,
     diagnostics: Vec<Diagnostic>,
 }
@@ -223,6 +226,12 @@ impl Styles {
     /// The element's `::after` box, if it has generated content.
     pub fn after(&self, id: NodeId) -> Option<&PseudoStyle> {
         self.after.get(&id)
+    }
+
+    /// The box declarations that won for the element (sizes, margins,
+    /// flex and grid fields, …), empty when it has none.
+    pub fn box_decls(&self, id: NodeId) -> &[(boxes::BoxProp, boxes::BoxValue)] {
+        self.boxes.get(id.index()).and_then(|b| b.as_deref()).unwrap_or(&[])
     }
 
     /// The viewport the cascade was computed for.
@@ -402,6 +411,7 @@ pub fn cascade(doc: &Document, options: &CascadeOptions) -> Styles {
         flags: vec![NONE; doc.len()],
         before: HashMap::new(),
         after: HashMap::new(),
+        boxes: vec![None; doc.len()],
         viewport: options.viewport,
         diagnostics,
     };
@@ -485,7 +495,9 @@ impl Cascader<'_> {
                         walk.skip_children(id);
                         continue;
                     }
-                    let style = self.compute(id, e, &parent_style, &bloom, &mut inline_blocks);
+                    let (style, box_decls) =
+                        self.compute(id, e, &parent_style, out.box_decls(parent), &bloom, &mut inline_blocks);
+                    out.boxes[id.index()] = box_decls;
                     if style.display == Display::None
                         || (self.scripting && e.is_html(&local_name!("noscript")))
                     {
@@ -567,9 +579,10 @@ impl Cascader<'_> {
         id: NodeId,
         e: &Element,
         parent: &ComputedStyle,
+        parent_boxes: &[(boxes::BoxProp, boxes::BoxValue)],
         bloom: &BloomFilter,
         inline_blocks: &mut Vec<DeclBlock>,
-    ) -> ComputedStyle {
+    ) -> (ComputedStyle, Option<boxes::BoxDecls>) {
         let rules = self.rules;
         self.matcher.state.reset();
         let mut matched: SmallVec<[Matched<'_>; 16]> = SmallVec::new();
@@ -587,6 +600,11 @@ impl Cascader<'_> {
         // `revert` in an author rule goes back to what the UA sheet gave.
         let mut ua = style;
         let mut ua_done = false;
+        let mut box_decls: SmallVec<[(boxes::BoxProp, boxes::BoxValue); 8]> = SmallVec::new();
+        // line-height is inherited: start from the parent's.
+        if let Some(lh) = parent_boxes.iter().find(|(p, _)| *p == boxes::BoxProp::LineHeight) {
+            box_decls.push(lh.clone());
+        }
         for &(level, _, _, decls) in &matched {
             if level > 0 && !ua_done {
                 ua = style;
@@ -594,7 +612,16 @@ impl Cascader<'_> {
             }
             let revert_to = if level == 0 || level == 3 { None } else { Some(&ua) };
             for decl in decls.iter() {
-                self.apply(&mut style, parent, revert_to, decl);
+                match decl {
+                    Decl::Box(p, v) => set_box(&mut box_decls, *p, Some(v.clone())),
+                    Decl::BoxWide(p, wide) => {
+                        let inherit = *wide == Wide::Inherit
+                            || (*p == boxes::BoxProp::LineHeight && matches!(wide, Wide::Unset));
+                        let from_parent = parent_boxes.iter().find(|(q, _)| q == p).map(|(_, v)| v.clone());
+                        set_box(&mut box_decls, *p, if inherit { from_parent } else { None });
+                    }
+                    _ => self.apply(&mut style, parent, revert_to, decl),
+                }
             }
         }
         // CSS 2.1 §9.7: out-of-flow boxes and the root are block-level.
@@ -605,7 +632,8 @@ impl Cascader<'_> {
         if matches!(parent.display, Display::Flex | Display::Grid) && self.doc.parent(id) != Some(NodeId::DOCUMENT) {
             style.display = blockify(style.display);
         }
-        style
+        let box_decls = (!box_decls.is_empty()).then(|| box_decls.into_vec().into_boxed_slice());
+        (style, box_decls)
     }
 
     /// Applies one declaration. `revert_to` is the UA-origin style, for
@@ -633,7 +661,7 @@ impl Cascader<'_> {
             }
             Decl::WhiteSpace(w) => style.white_space = w,
             Decl::TextTransform(t) => style.text_transform = t,
-            Decl::Content(_) => {}
+            Decl::Content(_) | Decl::Box(..) | Decl::BoxWide(..) => {}
             Decl::Wide(property, wide) => {
                 let source = match (wide, revert_to) {
                     (Wide::Revert, Some(ua)) => *ua,
@@ -697,6 +725,19 @@ impl Cascader<'_> {
                 out.after.insert(id, pseudo);
             }
         }
+    }
+}
+
+/// Sets (or with `None` clears) one box property in a declaration list.
+fn set_box(list: &mut SmallVec<[(boxes::BoxProp, boxes::BoxValue); 8]>, p: boxes::BoxProp, v: Option<boxes::BoxValue>) {
+    let at = list.iter().position(|(q, _)| *q == p);
+    match (at, v) {
+        (Some(i), Some(v)) => list[i].1 = v,
+        (None, Some(v)) => list.push((p, v)),
+        (Some(i), None) => {
+            list.swap_remove(i);
+        }
+        (None, None) => {}
     }
 }
 

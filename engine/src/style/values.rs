@@ -6,7 +6,8 @@
 //! shown (`white-space`, `text-transform`), and generated `content` for
 //! `::before`/`::after`, which feeds accessible names. Every other property
 //! is skipped while parsing, so a rule that sets none of these costs nothing
-//! after the stylesheet is read.
+//! after the stylesheet is read. The box properties layout needs live in
+//! [`super::boxes`].
 
 use cssparser::{Parser, Token};
 
@@ -225,12 +226,18 @@ pub enum Content {
 
 /// A length before it is resolved against font sizes and the viewport.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) enum Length {
+pub enum Length {
+    /// CSS px (absolute units are converted).
     Px(f32),
+    /// Of the element's font size.
     Em(f32),
+    /// Of the root's font size.
     Rem(f32),
+    /// Of the containing block (0–100).
     Percent(f32),
+    /// Of the viewport width (0–100).
     Vw(f32),
+    /// Of the viewport height (0–100).
     Vh(f32),
 }
 
@@ -306,6 +313,10 @@ pub(crate) enum Decl {
     TextTransform(TextTransform),
     Content(Content),
     Wide(Property, Wide),
+    /// A box property (see [`super::boxes`]).
+    Box(super::boxes::BoxProp, super::boxes::BoxValue),
+    /// A CSS-wide keyword on a box property.
+    BoxWide(super::boxes::BoxProp, Wide),
 }
 
 /// Parses the value of property `name` into zero or more declarations
@@ -318,7 +329,16 @@ pub(crate) fn parse_declaration(name: &str, input: &mut Parser<'_>, out: &mut Ve
         out.extend(Property::ALL.iter().map(|&p| Decl::Wide(p, wide)));
         return Some(());
     }
-    let property = match_property(name)?;
+    let Some(property) = match_property(name) else {
+        let longhands = super::boxes::longhands(name);
+        if !longhands.is_empty()
+            && let Ok(wide) = input.try_parse(parse_wide)
+        {
+            out.extend(longhands.iter().map(|&p| Decl::BoxWide(p, wide)));
+            return Some(());
+        }
+        return super::boxes::parse(name, input, out);
+    };
     if let Ok(wide) = input.try_parse(parse_wide) {
         match property {
             Some(p) => out.push(Decl::Wide(p, wide)),
