@@ -38,7 +38,7 @@ pub(crate) mod text;
 pub mod tree;
 
 pub use diag::{Diagnostic, Stage};
-pub use dom::{Document, Edge, Element, NodeData, NodeId};
+pub use dom::{Attr, Document, DocumentId, Edge, Element, MutationError, NodeData, NodeId};
 pub use layout::{Layout, LayoutOptions, Placement, Rect, compute_layout};
 pub use parse::{ParseOptions, parse, parse_str};
 pub use render::{Envelope, Observation, RenderOptions, compact_url, render};
