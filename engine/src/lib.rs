@@ -26,6 +26,29 @@
 //!     "# Shop\nnav \"Primary\"\n [1] link \"Home\"\nmain\n h1 Shipping\n [2] textbox \"Email\" required\n"
 //! );
 //! ```
+//!
+//! Refs come from a [`RefTable`] that outlives snapshots (the server keeps
+//! one per session). A [`Document`] can be changed between snapshots with
+//! its DOM-like mutation API ([`Document::create_html_element`],
+//! [`Document::insert_before`], [`Document::detach`],
+//! [`Document::set_attribute`], …); rendering it again keeps every
+//! element's number, and new elements get new ones:
+//!
+//! ```
+//! use whittle_engine::{snapshot, snapshot_document, RefTable, SnapshotOptions};
+//! let options = SnapshotOptions::default();
+//! let mut refs = RefTable::new();
+//! let snap = snapshot(b"<a href=/a>A</a> <a href=/b id=b>B</a>", &options, &mut refs);
+//! assert_eq!(snap.observation.text(), "#\n[1] link \"A\" [2] link \"B\"\n");
+//! let mut doc = snap.document;
+//! let b = doc.element_by_id("b").unwrap();
+//! let first = doc.body().and_then(|body| doc.first_child(body)).unwrap();
+//! doc.detach(first).unwrap();
+//! let button = doc.create_html_element("button", &[("aria-label", "New")]).unwrap();
+//! doc.insert_before(doc.parent(b).unwrap(), button, Some(b)).unwrap();
+//! let snap = snapshot_document(doc, &options, &mut refs);
+//! assert_eq!(snap.observation.text(), "#\n[3] button \"New\" [2] link \"B\"\n");
+//! ```
 
 pub mod diag;
 pub mod dom;
@@ -38,7 +61,7 @@ pub(crate) mod text;
 pub mod tree;
 
 pub use diag::{Diagnostic, Stage};
-pub use dom::{Document, Edge, Element, NodeData, NodeId};
+pub use dom::{Attr, Document, DocumentId, Edge, Element, MutationError, NodeData, NodeId};
 pub use layout::{Layout, LayoutOptions, Placement, Rect, compute_layout};
 pub use parse::{ParseOptions, parse, parse_str};
 pub use render::{Envelope, Observation, RenderOptions, compact_url, render};
@@ -92,12 +115,19 @@ pub fn snapshot(bytes: &[u8], options: &SnapshotOptions, refs: &mut RefTable) ->
     snapshot_document(document, options, refs)
 }
 
-/// Runs the pipeline from an already parsed document.
+/// Runs the pipeline from an already parsed (and possibly mutated)
+/// document.
+///
+/// Refs come from `refs`, keyed by the document's [`DocumentId`]: running
+/// this again on the same document (take it back from
+/// [`Snapshot::document`], change it, pass it in) gives every element the
+/// number it had, and new elements new numbers. Several documents (tabs) may
+/// share one table; call [`RefTable::forget`] with [`Document::id`] when a
+/// document is dropped.
 pub fn snapshot_document(document: Document, options: &SnapshotOptions, refs: &mut RefTable) -> Snapshot {
     let styles = cascade(&document, &options.cascade);
     let layout = compute_layout(&document, &styles, &options.layout);
     let semantics = compute_semantics(&document, &styles);
-    refs.begin_document();
     let tree = build_tree(&document, &styles, &semantics, refs);
     let observation = render(&document, &tree, &layout, &options.render);
     Snapshot { document, styles, layout, semantics, tree, observation }

@@ -171,7 +171,7 @@ pub fn inspect(source: &str, selector: &str, base_url: Option<&str>, out: &mut d
             value: ax.value,
             states: ax.states.names().collect(),
             hidden: ax.hidden,
-            ref_id: refs.get(id),
+            ref_id: refs.get(doc.id(), id),
             level: ax.level,
             sensitive: ax.sensitive,
         };

@@ -1,20 +1,51 @@
 //! The arena `Document`: every node of a parsed page in one `Vec`, addressed by
 //! [`NodeId`]. Later stages keep their results in side tables indexed by the
-//! same ids, so the tree itself never changes after parsing.
+//! same ids, so a stage never changes the tree.
+//!
+//! Each document has a process-unique [`DocumentId`], which is what a
+//! [`RefTable`](crate::RefTable) keys its refs by. Between snapshots a caller
+//! may change the tree through the mutation API (`mutate.rs`: create, insert,
+//! detach, set attributes); arena slots are never reused, so a `NodeId`
+//! names one node for the life of its document.
 //!
 //! Architecture invariant: nothing here recurses. Every walk uses the sibling
 //! and parent links (see [`Document::descendants`] and [`Document::traverse`]),
 //! so a 100,000-deep page cannot overflow the stack.
 
+mod mutate;
 mod sink;
 
 use std::collections::HashMap;
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use html5ever::{LocalName, Namespace, QualName, local_name, ns};
 use url::Url;
 
 use crate::diag::Diagnostic;
+pub use mutate::MutationError;
 pub(crate) use sink::{ArenaSink, is_void};
+
+/// The identity of a [`Document`]: unique within the process (every
+/// document, from every parse, gets the next number of a global counter
+/// when it is created). A [`RefTable`](crate::RefTable) keys refs by it, so
+/// several documents (tabs) can share one table.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
+pub struct DocumentId(u64);
+
+impl DocumentId {
+    /// A number no document of this process had before. (A `u64` counted
+    /// up by one per document does not wrap in any process's lifetime.)
+    fn fresh() -> DocumentId {
+        static NEXT: AtomicU64 = AtomicU64::new(1);
+        DocumentId(NEXT.fetch_add(1, Ordering::Relaxed))
+    }
+
+    /// The number itself.
+    pub fn get(self) -> u64 {
+        self.0
+    }
+}
 
 /// The index of a node in its [`Document`]. The document node is always
 /// [`NodeId::DOCUMENT`].
@@ -168,15 +199,31 @@ impl Element {
 }
 
 /// A parsed page.
+///
+/// Not `Clone` on purpose: a copy would share the original's
+/// [`DocumentId`], and with it the refs of the original's nodes.
 #[derive(Debug)]
 pub struct Document {
+    pub(crate) id: DocumentId,
     pub(crate) nodes: Vec<Node>,
     pub(crate) quirks: bool,
     pub(crate) url: Option<Url>,
-    pub(crate) base_url: Option<Url>,
     pub(crate) encoding: &'static encoding_rs::Encoding,
-    pub(crate) ids: HashMap<LocalName, NodeId>,
+    /// What is found by key rather than by a walk. Built at the end of
+    /// parsing; a mutation that can change it empties it, and the next
+    /// lookup rebuilds it (one walk), so a batch of mutations costs one
+    /// rebuild, not one per mutation.
+    index: OnceLock<Index>,
     pub(crate) diagnostics: Vec<Diagnostic>,
+}
+
+/// The id map and the base URL of a [`Document`].
+#[derive(Debug, Default)]
+struct Index {
+    /// Each id's first element in tree order (`getElementById`).
+    ids: HashMap<LocalName, NodeId>,
+    /// The first `<base href>` in tree order, resolved.
+    base_url: Option<Url>,
 }
 
 /// An edge of a depth-first walk: entering a node, or leaving it after all of
@@ -192,6 +239,7 @@ pub enum Edge {
 impl Document {
     pub(crate) fn empty() -> Document {
         Document {
+            id: DocumentId::fresh(),
             nodes: vec![Node {
                 parent: None,
                 first_child: None,
@@ -202,11 +250,15 @@ impl Document {
             }],
             quirks: false,
             url: None,
-            base_url: None,
             encoding: encoding_rs::UTF_8,
-            ids: HashMap::new(),
+            index: OnceLock::new(),
             diagnostics: Vec::new(),
         }
+    }
+
+    /// This document's identity, unique within the process.
+    pub fn id(&self) -> DocumentId {
+        self.id
     }
 
     /// Number of nodes in the arena (including template contents and
@@ -331,7 +383,7 @@ impl Document {
         if id.is_empty() {
             return None;
         }
-        self.ids.get(&LocalName::from(id)).copied()
+        self.index().ids.get(&LocalName::from(id)).copied()
     }
 
     /// The document's title: the first `<title>` in the document, with
@@ -365,7 +417,7 @@ impl Document {
     /// The base URL for resolving links: the first `<base href>` resolved
     /// against the document URL, else the document URL.
     pub fn base_url(&self) -> Option<&Url> {
-        self.base_url.as_ref().or(self.url.as_ref())
+        self.index().base_url.as_ref().or(self.url.as_ref())
     }
 
     /// Resolves a link target against the base URL.
@@ -392,8 +444,25 @@ impl Document {
         &self.diagnostics
     }
 
-    /// Builds the id map and resolves `<base href>` once parsing is done.
-    pub(crate) fn index(&mut self) {
+    /// Builds the id map and resolves `<base href>` now (parsing calls this
+    /// when it is done, so the walk is timed with the parse).
+    pub(crate) fn reindex(&mut self) {
+        self.index = OnceLock::from(self.build_index());
+    }
+
+    /// The id map and base URL, rebuilt first if a mutation emptied them.
+    fn index(&self) -> &Index {
+        self.index.get_or_init(|| self.build_index())
+    }
+
+    /// Drops the id map and base URL; the next lookup rebuilds them.
+    pub(crate) fn invalidate_index(&mut self) {
+        self.index = OnceLock::new();
+    }
+
+    /// One walk of the tree (template contents and detached nodes are not
+    /// in it): ids and the first `<base href>`.
+    fn build_index(&self) -> Index {
         let mut ids = HashMap::new();
         let mut base_href = None;
         for id in self.descendants(NodeId::DOCUMENT) {
@@ -402,21 +471,20 @@ impl Document {
                     ids.entry(key.clone()).or_insert(id);
                 }
                 if base_href.is_none() && e.is_html(&local_name!("base")) {
-                    base_href = e.attr("href").map(str::to_owned);
+                    base_href = e.attr("href");
                 }
             }
         }
-        self.ids = ids;
-        if let Some(href) = base_href {
+        let base_url = base_href.and_then(|href| {
             let href = href.trim_matches(|c: char| c.is_ascii_whitespace());
             let resolved = match &self.url {
                 Some(u) => u.join(href).ok(),
                 None => Url::parse(href).ok(),
             };
             // A `data:` or `javascript:` base is not a base (HTML §4.2.3).
-            self.base_url =
-                resolved.filter(|u| !matches!(u.scheme(), "data" | "javascript"));
-        }
+            resolved.filter(|u| !matches!(u.scheme(), "data" | "javascript"))
+        });
+        Index { ids, base_url }
     }
 
     /// A plain-text dump of the tree, one node per line, indented by depth:

@@ -11,7 +11,8 @@ use html5ever::interface::{ElemName, ElementFlags, NodeOrText, QuirksMode, TreeS
 use html5ever::tendril::StrTendril;
 use html5ever::{Attribute, LocalName, Namespace, QualName};
 
-use super::{Attr, Document, Element, Node, NodeData, NodeId};
+use super::mutate::{link_before, link_last, unlink};
+use super::{Attr, Document, Element, NodeData, NodeId};
 use crate::parse::MAX_DEPTH;
 
 /// Parse errors beyond this many are counted, not kept.
@@ -88,29 +89,17 @@ impl ArenaSink {
     }
 
     fn push(&self, data: NodeData) -> NodeId {
-        let mut doc = self.doc.borrow_mut();
-        // NodeId is a u32: past that many nodes (over 4 billion, far beyond
-        // any input whittle accepts) new nodes would alias old ones. Refuse
-        // to grow instead; the parser keeps going with a placeholder.
-        if doc.nodes.len() >= u32::MAX as usize {
-            return NodeId::DOCUMENT;
-        }
-        let id = NodeId::from_index(doc.nodes.len());
-        doc.nodes.push(Node {
-            parent: None,
-            first_child: None,
-            last_child: None,
-            prev_sibling: None,
-            next_sibling: None,
-            data,
-        });
-        id
+        // Past u32::MAX nodes (over 4 billion, far beyond any input whittle
+        // accepts) the arena refuses to grow; the parser keeps going with a
+        // placeholder.
+        self.doc.borrow_mut().push_node(data).unwrap_or(NodeId::DOCUMENT)
     }
 }
 
-/// The depth of a node below the document, counted up to
+/// The depth of a node below the root of its tree (the document, a
+/// template's contents or a detached subtree's top), counted up to
 /// `MAX_DEPTH + 1` (deeper does not matter).
-fn depth_of(doc: &Document, id: NodeId) -> u32 {
+pub(super) fn depth_of(doc: &Document, id: NodeId) -> u32 {
     let mut depth = 0;
     let mut at = id;
     while let Some(p) = doc.nodes[at.index()].parent {
@@ -140,67 +129,6 @@ fn clamp_parent(doc: &Document, parent: NodeId) -> NodeId {
         }
     }
     at
-}
-
-/// Unlinks `id` from its parent and siblings.
-fn detach(doc: &mut Document, id: NodeId) {
-    let (parent, prev, next) = {
-        let n = &doc.nodes[id.index()];
-        (n.parent, n.prev_sibling, n.next_sibling)
-    };
-    if let Some(p) = prev {
-        doc.nodes[p.index()].next_sibling = next;
-    } else if let Some(parent) = parent {
-        doc.nodes[parent.index()].first_child = next;
-    }
-    if let Some(n) = next {
-        doc.nodes[n.index()].prev_sibling = prev;
-    } else if let Some(parent) = parent {
-        doc.nodes[parent.index()].last_child = prev;
-    }
-    let n = &mut doc.nodes[id.index()];
-    n.parent = None;
-    n.prev_sibling = None;
-    n.next_sibling = None;
-}
-
-/// Appends a detached node as the last child of `parent`.
-fn append_child(doc: &mut Document, parent: NodeId, child: NodeId) {
-    let last = doc.nodes[parent.index()].last_child;
-    {
-        let c = &mut doc.nodes[child.index()];
-        c.parent = Some(parent);
-        c.prev_sibling = last;
-        c.next_sibling = None;
-    }
-    match last {
-        Some(l) => doc.nodes[l.index()].next_sibling = Some(child),
-        None => doc.nodes[parent.index()].first_child = Some(child),
-    }
-    doc.nodes[parent.index()].last_child = Some(child);
-}
-
-/// Inserts a detached node right before `sibling`.
-fn insert_before(doc: &mut Document, sibling: NodeId, child: NodeId) {
-    let (parent, prev) = {
-        let s = &doc.nodes[sibling.index()];
-        (s.parent, s.prev_sibling)
-    };
-    {
-        let c = &mut doc.nodes[child.index()];
-        c.parent = parent;
-        c.prev_sibling = prev;
-        c.next_sibling = Some(sibling);
-    }
-    doc.nodes[sibling.index()].prev_sibling = Some(child);
-    match prev {
-        Some(p) => doc.nodes[p.index()].next_sibling = Some(child),
-        None => {
-            if let Some(parent) = parent {
-                doc.nodes[parent.index()].first_child = Some(child);
-            }
-        }
-    }
 }
 
 /// Void elements: the parser never pushes them on its stack.
@@ -298,13 +226,13 @@ impl TreeSink for ArenaSink {
         let mut doc = self.doc.borrow_mut();
         match child {
             NodeOrText::AppendNode(node) => {
-                detach(&mut doc, node);
+                unlink(&mut doc, node);
                 let parent = if matches!(doc.nodes[node.index()].data, NodeData::Element(_)) {
                     clamp_parent(&doc, *parent)
                 } else {
                     *parent
                 };
-                append_child(&mut doc, parent, node);
+                link_last(&mut doc, parent, node);
                 drop(doc);
                 self.placed(node);
             }
@@ -317,7 +245,7 @@ impl TreeSink for ArenaSink {
                 }
                 drop(doc);
                 let id = self.push(NodeData::Text(String::from(&*text)));
-                append_child(&mut self.doc.borrow_mut(), *parent, id);
+                link_last(&mut self.doc.borrow_mut(), *parent, id);
             }
         }
     }
@@ -338,7 +266,7 @@ impl TreeSink for ArenaSink {
 
     fn append_doctype_to_document(&self, _name: StrTendril, _public: StrTendril, _system: StrTendril) {
         let id = self.push(NodeData::Doctype);
-        append_child(&mut self.doc.borrow_mut(), NodeId::DOCUMENT, id);
+        link_last(&mut self.doc.borrow_mut(), NodeId::DOCUMENT, id);
     }
 
     fn get_template_contents(&self, target: &NodeId) -> NodeId {
@@ -363,13 +291,13 @@ impl TreeSink for ArenaSink {
         let mut doc = self.doc.borrow_mut();
         match new_node {
             NodeOrText::AppendNode(node) => {
-                detach(&mut doc, node);
+                unlink(&mut doc, node);
                 let deep = doc.nodes[sibling.index()].parent.is_some_and(|p| depth_of(&doc, p) >= MAX_DEPTH);
                 if deep && matches!(doc.nodes[node.index()].data, NodeData::Element(_)) {
                     let parent = doc.nodes[sibling.index()].parent.map_or(NodeId::DOCUMENT, |p| clamp_parent(&doc, p));
-                    append_child(&mut doc, parent, node);
+                    link_last(&mut doc, parent, node);
                 } else {
-                    insert_before(&mut doc, *sibling, node);
+                    link_before(&mut doc, *sibling, node);
                 }
                 drop(doc);
                 self.placed(node);
@@ -383,7 +311,7 @@ impl TreeSink for ArenaSink {
                 }
                 drop(doc);
                 let id = self.push(NodeData::Text(String::from(&*text)));
-                insert_before(&mut self.doc.borrow_mut(), *sibling, id);
+                link_before(&mut self.doc.borrow_mut(), *sibling, id);
             }
         }
     }
@@ -407,15 +335,15 @@ impl TreeSink for ArenaSink {
     }
 
     fn remove_from_parent(&self, target: &NodeId) {
-        detach(&mut self.doc.borrow_mut(), *target);
+        unlink(&mut self.doc.borrow_mut(), *target);
     }
 
     fn reparent_children(&self, node: &NodeId, new_parent: &NodeId) {
         let mut doc = self.doc.borrow_mut();
         let new_parent = clamp_parent(&doc, *new_parent);
         while let Some(child) = doc.nodes[node.index()].first_child {
-            detach(&mut doc, child);
-            append_child(&mut doc, new_parent, child);
+            unlink(&mut doc, child);
+            link_last(&mut doc, new_parent, child);
         }
     }
 }

@@ -11,6 +11,7 @@ pub mod charset;
 mod depth;
 
 pub use depth::MAX_DEPTH;
+pub(crate) use attrs::MAX_ATTRIBUTES;
 
 use std::cell::Cell;
 
@@ -140,7 +141,7 @@ fn parse_str_inner(
             ),
         ));
     }
-    doc.index();
+    doc.reindex();
     (doc, declared)
 }
 

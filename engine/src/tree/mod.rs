@@ -174,7 +174,8 @@ impl AxTree {
     }
 }
 
-/// Builds the semantic tree and assigns refs from `refs`.
+/// Builds the semantic tree and assigns refs from `refs`: an element that
+/// had a ref in an earlier build of the same document keeps it.
 pub fn build_tree(doc: &Document, styles: &Styles, sem: &Semantics, refs: &mut RefTable) -> AxTree {
     let mut b = Builder {
         doc,
@@ -189,7 +190,7 @@ pub fn build_tree(doc: &Document, styles: &Styles, sem: &Semantics, refs: &mut R
     b.run();
     let mut tree = b.tree;
     prune_empty(&mut tree);
-    assign_refs(&mut tree, refs);
+    assign_refs(&mut tree, doc, refs);
     tree
 }
 
@@ -828,8 +829,9 @@ fn prune_empty(tree: &mut AxTree) {
     tree.roots.retain(|&r| !empty[r]);
 }
 
-/// Gives refs, in tree order, to the widgets that want them.
-fn assign_refs(tree: &mut AxTree, refs: &mut RefTable) {
+/// Gives refs to the widgets that want them: the number each element has
+/// in `refs` already, else the next one, in tree order.
+fn assign_refs(tree: &mut AxTree, doc: &Document, refs: &mut RefTable) {
     let mut order = Vec::new();
     tree.walk(|_, item| {
         for s in &item.head {
@@ -841,7 +843,7 @@ fn assign_refs(tree: &mut AxTree, refs: &mut RefTable) {
     for w in order {
         let widget = &mut tree.widgets[w];
         if widget.wants_ref {
-            widget.ref_id = Some(refs.assign(widget.node));
+            widget.ref_id = refs.assign(doc.id(), widget.node);
         }
     }
 }

@@ -4,11 +4,14 @@
 //!   with a ratchet;
 //! - `corpus`: every page of the shared corpus snapshots without panicking,
 //!   deterministically, with a well-formed observation;
-//! - `limits`: huge and deeply nested pages finish.
+//! - `limits`: huge and deeply nested pages finish;
+//! - `refs`: refs stay stable across re-renders, mutations and tabs
+//!   (property tests).
 
 mod corpus;
 mod fixtures;
 mod limits;
+mod refs;
 mod sanity;
 mod wpt;
 
