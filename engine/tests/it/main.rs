@@ -4,10 +4,12 @@
 //!   with a ratchet;
 //! - `corpus`: every page of the shared corpus snapshots without panicking,
 //!   deterministically, with a well-formed observation;
+//! - `layout`: boxes against Chromium's (`corpus/*/<page>.layout.json`);
 //! - `limits`: huge and deeply nested pages finish.
 
 mod corpus;
 mod fixtures;
+mod layout;
 mod limits;
 mod sanity;
 mod wpt;
