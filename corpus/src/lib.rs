@@ -25,6 +25,12 @@ pub fn fixtures_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")
 }
 
+/// The project's layout pages (`corpus/layout`), written for comparing
+/// whittle's boxes with Chromium's (see `corpus/oracle/README.md`).
+pub fn layout_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("layout")
+}
+
 /// The shared corpus, if it is there.
 pub fn shared_dir() -> Option<PathBuf> {
     let dir = match std::env::var_os(SHARED_ENV) {

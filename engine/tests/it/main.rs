@@ -4,12 +4,14 @@
 //!   with a ratchet;
 //! - `corpus`: every page of the shared corpus snapshots without panicking,
 //!   deterministically, with a well-formed observation;
+//! - `layout`: boxes against Chromium's (`corpus/*/<page>.layout.json`);
 //! - `limits`: huge and deeply nested pages finish;
 //! - `refs`: refs stay stable across re-renders, mutations and tabs
 //!   (property tests).
 
 mod corpus;
 mod fixtures;
+mod layout;
 mod limits;
 mod refs;
 mod sanity;
