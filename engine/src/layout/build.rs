@@ -333,10 +333,13 @@ impl Built {
     fn add_element(&mut self, ctx: &Ctx<'_>, id: NodeId, parent: u32) -> Option<u32> {
         let e = ctx.doc.element(id)?;
         let st = ctx.styles.get(id);
-        let style = element_style(ctx, id, e, st);
+        let (style, leaf) = element_style(ctx, id, e, st);
         let clips = !matches!(st.overflow_x, Overflow::Visible)
             || !matches!(st.overflow_y, Overflow::Visible);
-        let node = self.taffy.new_leaf(style).ok()?;
+        let node = match leaf {
+            Some(leaf) => self.taffy.new_leaf_with_context(style, leaf).ok()?,
+            None => self.taffy.new_leaf(style).ok()?,
+        };
         let fixed = st.position == Position::Fixed;
         let parent = if fixed { 0 } else { parent };
         self.push_node(node, parent, Some(id), fixed, clips)
@@ -572,7 +575,7 @@ impl Built {
             };
             let lh = match self.taffy.get_node_context(self.order[p.leaf as usize].0) {
                 Some(Leaf::Text { line_height, .. }) => *line_height,
-                None => leaf.height,
+                Some(Leaf::Replaced { .. }) | None => leaf.height,
             };
             let r = if leaf.width <= 0.0 || lh <= 0.0 {
                 leaf
@@ -641,7 +644,7 @@ fn overlaps(r: &Rect, c: &Rect) -> bool {
 }
 
 /// The taffy style of an element.
-fn element_style(ctx: &Ctx<'_>, id: NodeId, e: &Element, st: &ComputedStyle) -> tf::Style {
+fn element_style(ctx: &Ctx<'_>, id: NodeId, e: &Element, st: &ComputedStyle) -> (tf::Style, Option<Leaf>) {
     let font = st.font_size;
     let mut s = tf::Style {
         box_sizing: tf::BoxSizing::ContentBox,
@@ -820,16 +823,25 @@ fn element_style(ctx: &Ctx<'_>, id: NodeId, e: &Element, st: &ComputedStyle) -> 
         // Controls keep their intrinsic height when CSS sets only a width;
         // images, video, frames scale with their aspect ratio.
         let scales = !matches!(e.local_name().as_ref(), "input" | "select" | "textarea" | "meter" | "progress");
+        if scales && w > 0.0 && h > 0.0 && s.aspect_ratio.is_none() {
+            // Measured, so the height follows the width taffy settles on
+            // (after max-width, flex shrinking, stretching).
+            // A percentage width makes it compressible: its min-content
+            // contribution is 0, as in browsers.
+            let percent_width = ctx.styles.box_decls(id).iter().any(|(p, v)| {
+                matches!((p, v), (BoxProp::Width | BoxProp::MaxWidth, BoxValue::Length(Length::Percent(_))))
+            });
+            let shrink = s.max_size.width != auto() || percent_width;
+            return (s, Some(Leaf::Replaced { width: w, height: h, shrink }));
+        }
         if auto_w {
             s.size.width = length(w);
         }
-        if scales && w > 0.0 && h > 0.0 {
-            s.aspect_ratio.get_or_insert(w / h);
-        } else if auto_h {
+        if auto_h {
             s.size.height = length(h);
         }
     }
-    s
+    (s, None)
 }
 
 fn lp_of(ctx: &Ctx<'_>, v: &BoxValue, font: f32) -> tf::LengthPercentage {

@@ -27,6 +27,10 @@ pub(crate) enum Leaf {
         lines: u32,
         wraps: bool,
     },
+    /// A replaced box (image, video, frame) of an intrinsic size that
+    /// keeps its aspect ratio; `shrink`: CSS caps its width (`max-width`),
+    /// so it also narrows to the space available.
+    Replaced { width: f32, height: f32, shrink: bool },
 }
 
 impl Leaf {
@@ -37,6 +41,22 @@ impl Leaf {
         available: Size<AvailableSpace>,
     ) -> Size<f32> {
         match *self {
+            Leaf::Replaced { width, height, shrink } => {
+                let ratio = height / width;
+                match (known.width, known.height) {
+                    (Some(w), Some(h)) => Size { width: w, height: h },
+                    (Some(w), None) => Size { width: w, height: w * ratio },
+                    (None, Some(h)) => Size { width: h / ratio, height: h },
+                    (None, None) => {
+                        let w = match available.width {
+                            AvailableSpace::Definite(a) if shrink => width.min(a.max(0.0)),
+                            AvailableSpace::MinContent if shrink => 0.0,
+                            _ => width,
+                        };
+                        Size { width: w, height: w * ratio }
+                    }
+                }
+            }
             Leaf::Text {
                 width,
                 longest_word,
