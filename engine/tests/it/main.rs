@@ -4,10 +4,13 @@
 //!   with a ratchet;
 //! - `corpus`: every page of the shared corpus snapshots without panicking,
 //!   deterministically, with a well-formed observation;
-//! - `limits`: huge and deeply nested pages finish.
+//! - `limits`: huge and deeply nested pages finish;
+//! - `folding`: budgets always met (by tiktoken's count), the estimate
+//!   against tiktoken, protected and unfolded refs, modes.
 
 mod corpus;
 mod fixtures;
+mod folding;
 mod limits;
 mod sanity;
 mod wpt;
@@ -19,6 +22,20 @@ pub fn snap(bytes: &[u8], url: Option<&str>) -> Snapshot {
     let mut options = SnapshotOptions::default();
     options.parse.url = url.and_then(|u| url::Url::parse(u).ok());
     snapshot(bytes, &options, &mut RefTable::new())
+}
+
+/// Snapshots `bytes` with folding off: every line.
+pub fn snap_unfolded(bytes: &[u8], url: Option<&str>) -> Snapshot {
+    let mut options = SnapshotOptions::default();
+    options.parse.url = url.and_then(|u| url::Url::parse(u).ok());
+    options.fold = whittle_engine::FoldOptions::unfolded();
+    snapshot(bytes, &options, &mut RefTable::new())
+}
+
+/// The real o200k_base token count of a text (tiktoken's tables, loaded
+/// once per test binary).
+pub fn o200k_tokens(text: &str) -> usize {
+    tiktoken_rs::o200k_base_singleton().encode_ordinary(text).len()
 }
 
 /// Whether expected files should be rewritten instead of compared.
