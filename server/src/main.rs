@@ -29,7 +29,7 @@ enum Command {
         #[arg(long, value_name = "actions|full|read")]
         mode: Option<String>,
         /// Token budget (o200k) the observation must fit; repeated items and
-        /// prose fold to meet it (default 4000).
+        /// prose fold to meet it (default 3000).
         #[arg(long, value_name = "N", allow_hyphen_values = true)]
         budget: Option<String>,
         /// Show only the subtree of this ref, with folding relaxed.

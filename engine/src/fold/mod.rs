@@ -12,9 +12,10 @@
 //! tokens ([`tokens`]), counted once. It then folds, cheapest decisions
 //! first, until the estimate is under the budget less a margin:
 //!
-//! 0. in `full` mode, always: long prose (at least four fold lines' worth)
-//!    beyond the first [`PROSE_KEEP`] text blocks of a container becomes
-//!    `… +N more text blocks (extract text)`;
+//! 0. in `full` mode, always: runs of more than [`ITEMS_KEEP`] + 2 alike
+//!    items keep their first [`ITEMS_KEEP`], and long prose (at least two
+//!    fold lines' worth) beyond the first [`PROSE_KEEP`] text blocks of a
+//!    container becomes `… +N more text blocks (extract text)`;
 //! 1. runs of siblings with one structural signature ([`signature`]) keep
 //!    their first 5, then 3, then 1 items and end with `… +N more items
 //!    (observe ref R)` (R: the container's ref), while prose keeps fewer
@@ -46,10 +47,11 @@ use crate::semantics::role::Role;
 use crate::tree::{AxTree, ItemId, Prefix, Segment};
 
 /// The default budget in o200k tokens. A page's first screen and its
-/// structure fit in far less; 4,000 leaves room for long forms and tables
-/// while staying a small part of a model's context per observation (an
-/// agent observes dozens of times per task).
-pub const DEFAULT_BUDGET: u32 = 4_000;
+/// structure fit in far less; 3,000 leaves room for long forms, tables and
+/// menus while an agent that observes dozens of times per task spends a
+/// small part of its context on each observation (the p90 target of the
+/// project is 3,000 tokens per observation).
+pub const DEFAULT_BUDGET: u32 = 3_000;
 /// Budgets below this are raised to it: the header and a fold line alone
 /// need a few dozen tokens.
 pub const MIN_BUDGET: u32 = 100;
@@ -59,6 +61,9 @@ pub const MIN_BUDGET: u32 = 100;
 pub const MARGIN_PERCENT: u32 = 8;
 /// Text blocks of a container shown in `full` mode before prose folds.
 pub const PROSE_KEEP: usize = 3;
+/// Items of a run shown in `full` mode before the run folds, whatever the
+/// budget: a list of 40 results reads as well from its first 8.
+pub const ITEMS_KEEP: usize = 8;
 
 /// What an observation shows (PROTOCOL §1, `observe` modes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -770,12 +775,17 @@ fn fold_once(
             FoldKind::Items(_) => items.min(run.len),
             FoldKind::Text => text.saturating_sub(run.before).min(run.len),
         };
+        if policy.always_text.is_some() {
+            for run in runs.iter_mut().filter(|r| matches!(r.kind, FoldKind::Items(_)) && r.len >= ITEMS_KEEP + 3) {
+                st.apply(run, ITEMS_KEEP);
+            }
+        }
         if let Some(p) = policy.always_text {
-            // Only long prose: what folds must cost at least four fold lines.
+            // Only long prose: what folds must cost at least two fold lines.
             for run in runs.iter_mut().filter(|r| r.kind == FoldKind::Text) {
                 let k = keep_for(run, usize::MAX, p);
                 let fc = State::fold_cost(FoldKind::Text, run.len, run.depth);
-                if st.saving(run, k) >= 3 * fc {
+                if st.saving(run, k) >= fc {
                     st.apply(run, k);
                 }
             }

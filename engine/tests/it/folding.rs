@@ -306,7 +306,7 @@ fn prose_folds_beyond_a_few_blocks_in_full_mode() {
     for i in 0..12 {
         html.push_str(&format!("<p>Paragraph {i} of the story goes on for a while, with enough words to matter.</p>"));
     }
-    html.push_str("<h2>After</h2><p>More text after the heading, long enough to be worth folding away.</p><p>And more text.</p></main>");
+    html.push_str("<h2>After</h2><p>More text after the heading, long enough to be worth folding away.</p><p>And more text, which goes on about the same story for one more sentence.</p></main>");
     let s = snap_with(html.as_bytes(), FoldOptions::default());
     let text = s.observation.text();
     assert!(text.contains(" Paragraph 2 of") && !text.contains("Paragraph 3 of"), "{text}");
