@@ -7,7 +7,8 @@ use std::hint::black_box;
 use whittle_benches::{Page, pages, rcdom_parse, stage_parse, whole};
 use whittle_corpus::Suite;
 use whittle_engine::{
-    CascadeOptions, LayoutOptions, RefTable, RenderOptions, build_tree, cascade, compute_layout, compute_semantics, render,
+    CascadeOptions, FoldOptions, LayoutOptions, RefTable, RenderOptions, build_tree, cascade, compute_layout, compute_semantics,
+    fold, render,
 };
 
 fn bench_suite(c: &mut Criterion, suite: Suite, pages: &[Page]) {
@@ -70,10 +71,23 @@ fn bench_suite(c: &mut Criterion, suite: Suite, pages: &[Page]) {
     });
     let trees: Vec<_> =
         docs.iter().zip(&styles).zip(&sems).map(|((d, s), m)| build_tree(d, s, m, &mut RefTable::new())).collect();
-    group.bench_function(BenchmarkId::new("stage", "render"), |b| {
+    group.bench_function(BenchmarkId::new("stage", "fold"), |b| {
         b.iter(|| {
             for ((d, t), l) in docs.iter().zip(&trees).zip(&layouts) {
-                black_box(render(d, t, l, &RenderOptions::default()));
+                black_box(fold(d, t, l, &FoldOptions::default(), &RenderOptions::default()));
+            }
+        })
+    });
+    let folded: Vec<_> = docs
+        .iter()
+        .zip(&trees)
+        .zip(&layouts)
+        .map(|((d, t), l)| fold(d, t, l, &FoldOptions::default(), &RenderOptions::default()))
+        .collect();
+    group.bench_function(BenchmarkId::new("stage", "render"), |b| {
+        b.iter(|| {
+            for (d, f) in docs.iter().zip(&folded) {
+                black_box(render(d, f));
             }
         })
     });

@@ -5,9 +5,8 @@ use html5ever::tendril::TendrilSink;
 use markup5ever_rcdom::RcDom;
 use whittle_corpus::Suite;
 use whittle_engine::{
-    CascadeOptions, Document, LayoutOptions, ParseOptions, RefTable, RenderOptions, build_tree, cascade, compute_layout,
-    compute_semantics, parse,
-    render,
+    CascadeOptions, Document, FoldOptions, LayoutOptions, ParseOptions, RefTable, RenderOptions, build_tree, cascade,
+    compute_layout, compute_semantics, fold, parse, render,
 };
 
 /// A corpus page in memory.
@@ -56,5 +55,6 @@ pub fn stages_after_parse(doc: &Document) -> usize {
     let layout = compute_layout(doc, &styles, &LayoutOptions::default());
     let sem = compute_semantics(doc, &styles);
     let tree = build_tree(doc, &styles, &sem, &mut RefTable::new());
-    render(doc, &tree, &layout, &RenderOptions::default()).lines.len()
+    let folded = fold(doc, &tree, &layout, &FoldOptions::default(), &RenderOptions::default());
+    render(doc, &folded).lines.len()
 }

@@ -6,7 +6,7 @@ fn main() {
     let path = std::env::args().nth(1).expect("usage: stages FILE");
     let bytes = std::fs::read(&path).expect("readable file");
     let runs = 20;
-    let mut times = [0f64; 6];
+    let mut times = [0f64; 7];
     for _ in 0..runs {
         let t = Instant::now();
         let doc = parse(&bytes, &ParseOptions::default());
@@ -24,11 +24,14 @@ fn main() {
         let tree = build_tree(&doc, &styles, &sem, &mut RefTable::new());
         times[4] += t.elapsed().as_secs_f64();
         let t = Instant::now();
-        let obs = render(&doc, &tree, &layout, &RenderOptions::default());
+        let folded = fold(&doc, &tree, &layout, &FoldOptions::default(), &RenderOptions::default());
         times[5] += t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        let obs = render(&doc, &folded);
+        times[6] += t.elapsed().as_secs_f64();
         std::hint::black_box(obs);
     }
-    for (name, t) in ["parse", "cascade", "layout", "semantics", "tree", "render"].iter().zip(times) {
+    for (name, t) in ["parse", "cascade", "layout", "semantics", "tree", "fold", "render"].iter().zip(times) {
         println!("{name:>10}: {:.3} ms", t * 1000.0 / runs as f64);
     }
 }

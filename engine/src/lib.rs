@@ -12,6 +12,7 @@
 //! | layout | [`compute_layout`] | [`Layout`] (boxes, page height, what is in view) |
 //! | semantics | [`compute_semantics`] | [`Semantics`] (roles; names, states on demand) |
 //! | tree | [`build_tree`] | [`AxTree`] (the semantic tree, refs assigned) |
+//! | fold | [`fold`] | [`Folded`] (the lines a mode and a token budget keep) |
 //! | render | [`render`] | [`Observation`] (the text) and [`Envelope`] (the structure) |
 //!
 //! [`snapshot`] runs them all:
@@ -52,6 +53,7 @@
 
 pub mod diag;
 pub mod dom;
+pub mod fold;
 pub mod layout;
 pub mod parse;
 pub mod render;
@@ -62,9 +64,10 @@ pub mod tree;
 
 pub use diag::{Diagnostic, Stage};
 pub use dom::{Attr, Document, DocumentId, Edge, Element, MutationError, NodeData, NodeId};
+pub use fold::{FoldOptions, Folded, Mode, fold};
 pub use layout::{Layout, LayoutOptions, Placement, Rect, compute_layout};
 pub use parse::{ParseOptions, parse, parse_str};
-pub use render::{Envelope, Observation, RenderOptions, compact_url, render};
+pub use render::{Envelope, LineStyle, Observation, RenderOptions, compact_url, render};
 pub use semantics::{AxNode, Semantics, compute_semantics};
 pub use style::{
     CascadeOptions, Selector, SelectorError, Styles, StylesheetText, Viewport, cascade, linked_stylesheet_urls,
@@ -81,6 +84,8 @@ pub struct SnapshotOptions {
     pub cascade: CascadeOptions,
     /// Layout.
     pub layout: LayoutOptions,
+    /// Folding: mode, budget, expanded ref.
+    pub fold: FoldOptions,
     /// Rendering.
     pub render: RenderOptions,
 }
@@ -98,6 +103,8 @@ pub struct Snapshot {
     pub semantics: Semantics,
     /// The semantic tree.
     pub tree: AxTree,
+    /// The lines chosen for the budget and mode.
+    pub folded: Folded,
     /// The text observation.
     pub observation: Observation,
 }
@@ -129,6 +136,7 @@ pub fn snapshot_document(document: Document, options: &SnapshotOptions, refs: &m
     let layout = compute_layout(&document, &styles, &options.layout);
     let semantics = compute_semantics(&document, &styles);
     let tree = build_tree(&document, &styles, &semantics, refs);
-    let observation = render(&document, &tree, &layout, &options.render);
-    Snapshot { document, styles, layout, semantics, tree, observation }
+    let folded = fold(&document, &tree, &layout, &options.fold, &options.render);
+    let observation = render(&document, &folded);
+    Snapshot { document, styles, layout, semantics, tree, folded, observation }
 }

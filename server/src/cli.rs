@@ -5,6 +5,7 @@ use std::io::Write;
 use serde::Serialize;
 use url::Url;
 use whittle_engine::render::envelope::{Ids, fnv1a};
+use whittle_engine::fold::{FoldOptions, MIN_BUDGET, Mode};
 use whittle_engine::{
     CascadeOptions, Document, Envelope, NodeData, RefTable, Selector, SnapshotOptions, StylesheetText, Viewport,
     linked_stylesheet_urls, parse, snapshot_document,
@@ -57,6 +58,61 @@ pub fn parse_viewport(s: &str) -> Result<Viewport, String> {
     Ok(Viewport { width: w, height: h })
 }
 
+/// The largest `--budget` accepted (a million tokens is more than any
+/// model reads at once).
+pub const MAX_BUDGET: u32 = 1_000_000;
+
+/// What `snapshot` shows, as given on the command line (unchecked).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ViewArgs<'a> {
+    /// `--mode`.
+    pub mode: Option<&'a str>,
+    /// `--budget`.
+    pub budget: Option<&'a str>,
+    /// `--expand`.
+    pub expand: Option<&'a str>,
+    /// `--no-fold`.
+    pub no_fold: bool,
+}
+
+impl ViewArgs<'_> {
+    /// The fold options these arguments ask for, or a one-line usage error.
+    pub fn fold_options(&self) -> Result<FoldOptions, CliError> {
+        let mut options = FoldOptions::default();
+        if let Some(m) = self.mode {
+            options.mode = Mode::parse(m)
+                .ok_or_else(|| CliError::Usage(format!("--mode must be actions, full or read, not {m:?}")))?;
+        }
+        if let Some(b) = self.budget {
+            if self.no_fold {
+                return Err(CliError::Usage("--budget and --no-fold exclude each other".into()));
+            }
+            let n: u32 = b.trim().parse().map_err(|_| {
+                CliError::Usage(format!("--budget must be a number of tokens from {MIN_BUDGET} to {MAX_BUDGET}, not {b:?}"))
+            })?;
+            if !(MIN_BUDGET..=MAX_BUDGET).contains(&n) {
+                return Err(CliError::Usage(format!("--budget must be from {MIN_BUDGET} to {MAX_BUDGET} tokens, not {n}")));
+            }
+            options.budget = Some(n);
+        }
+        if self.no_fold {
+            options.budget = None;
+        }
+        if let Some(e) = self.expand {
+            let r: u32 = e
+                .trim()
+                .trim_start_matches('[')
+                .trim_end_matches(']')
+                .parse()
+                .ok()
+                .filter(|&r| r > 0)
+                .ok_or_else(|| CliError::Usage(format!("--expand must be a ref (a positive number), not {e:?}")))?;
+            options.expand = Some(r);
+        }
+        Ok(options)
+    }
+}
+
 /// Loads a page and parses it with its URL.
 fn load_document(source: &str, base_url: Option<&str>) -> Result<(Document, Vec<StylesheetText>, Vec<String>), CliError> {
     let page = load(source)?;
@@ -74,15 +130,19 @@ fn load_document(source: &str, base_url: Option<&str>) -> Result<(Document, Vec<
 
 /// `whittle snapshot`. With `--format json`, a page that cannot be loaded
 /// also gives an error envelope (`ok: false`, `server.error.code`) on
-/// standard output.
+/// standard output. `view` chooses the mode, budget and expanded ref; bad
+/// values are usage errors (exit 2) before anything is loaded, and so is
+/// an `--expand` ref the page does not have.
 pub fn snapshot(
     source: &str,
     format: Format,
     base_url: Option<&str>,
+    view: ViewArgs<'_>,
     verbose: bool,
     viewport: Viewport,
     out: &mut dyn Write,
 ) -> Result<(), CliError> {
+    let fold = view.fold_options()?;
     let loaded = load_document(source, base_url);
     if format == Format::Json
         && let Err(CliError::Load(e)) = &loaded
@@ -97,7 +157,12 @@ pub fn snapshot(
     let mut options = SnapshotOptions::default();
     options.cascade.stylesheets = sheets;
     options.cascade.viewport = viewport;
+    options.fold = fold;
     let snap = snapshot_document(doc, &options, &mut RefTable::new());
+    if snap.folded.expand_missing {
+        let r = fold.expand.unwrap_or_default();
+        return Err(CliError::Usage(format!("--expand {r}: the page has no ref {r}")));
+    }
     if verbose {
         for p in &problems {
             eprintln!("whittle: note: {p}");

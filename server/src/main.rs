@@ -23,6 +23,21 @@ enum Command {
         /// The page's URL, for the header and for resolving links.
         #[arg(long)]
         base_url: Option<String>,
+        /// `full` (everything, the default), `actions` (what has a ref, with
+        /// the landmarks and headings that place it) or `read` (the main
+        /// content as prose).
+        #[arg(long, value_name = "actions|full|read")]
+        mode: Option<String>,
+        /// Token budget (o200k) the observation must fit; repeated items and
+        /// prose fold to meet it (default 3000).
+        #[arg(long, value_name = "N", allow_hyphen_values = true)]
+        budget: Option<String>,
+        /// Show only the subtree of this ref, with folding relaxed.
+        #[arg(long, value_name = "REF", allow_hyphen_values = true)]
+        expand: Option<String>,
+        /// No folding and no budget: every line, every ref.
+        #[arg(long)]
+        no_fold: bool,
         /// Also print diagnostics (recovered parse errors, skipped CSS) to stderr.
         #[arg(short, long)]
         verbose: bool,
@@ -49,8 +64,14 @@ fn main() {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let result = match &args.command {
-        Command::Snapshot { source, format, base_url, verbose, viewport } => {
-            cli::snapshot(source, *format, base_url.as_deref(), *verbose, *viewport, &mut out)
+        Command::Snapshot { source, format, base_url, mode, budget, expand, no_fold, verbose, viewport } => {
+            let view = cli::ViewArgs {
+                mode: mode.as_deref(),
+                budget: budget.as_deref(),
+                expand: expand.as_deref(),
+                no_fold: *no_fold,
+            };
+            cli::snapshot(source, *format, base_url.as_deref(), view, *verbose, *viewport, &mut out)
         }
         Command::Inspect { source, selector, base_url } => cli::inspect(source, selector, base_url.as_deref(), &mut out),
     };

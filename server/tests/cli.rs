@@ -242,3 +242,72 @@ fn fetches_pages_and_their_stylesheets_over_http() {
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).starts_with("whittle: cannot fetch"), "{}", stderr(&o));
 }
+
+#[test]
+fn snapshot_modes_budget_expand_and_no_fold() {
+    let path = demo_shop();
+    let p = path.to_str().unwrap_or_default();
+    let base = ["--base-url", "https://shop.example/checkout"];
+    let run = |extra: &[&str]| {
+        let mut args = vec!["snapshot", p];
+        args.extend(base);
+        args.extend(extra);
+        whittle(&args)
+    };
+    // A small budget folds the products into the list's ref (with a short
+    // viewport, so that they lie below the first screen: what is in view is
+    // never folded away).
+    let o = run(&["--budget", "300", "--viewport", "1280x300"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.trim_end().ends_with("more items (observe ref 11)"), "{text}");
+    // Expanding that ref shows the list alone, every product.
+    let o = run(&["--expand", "11"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.lines().nth(1).is_some_and(|l| l.starts_with("[11] list \"Products\"")), "{text}");
+    assert_eq!(text.lines().filter(|l| l.contains("Add to cart")).count(), 21);
+    // `actions` drops text, `read` drops refs.
+    let o = whittle_stdin(&["snapshot", "-", "--mode", "actions"], b"<p>Just prose here.</p><a href=/x>Go</a>");
+    assert!(o.status.success());
+    assert_eq!(stdout(&o), "#\n[1] link \"Go\"\n");
+    let o = run(&["--mode", "read"]);
+    assert!(o.status.success());
+    assert!(!stdout(&o).contains("[1]"), "{}", stdout(&o));
+    assert!(stdout(&o).contains("h1 Shipping"));
+    // --no-fold keeps every ref.
+    let o = run(&["--no-fold", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap_or_default();
+    assert_eq!(v["server"]["counters"]["marks"], 53);
+    assert_eq!(v["server"]["counters"]["tree_truncated"], false);
+    // The envelope lists only the refs the folded text shows.
+    let o = run(&["--budget", "300", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap_or_default();
+    let marks = v["server"]["counters"]["marks"].as_u64().unwrap_or(0);
+    assert!(marks > 0 && marks < 53, "{marks}");
+    assert_eq!(v["page_content"]["elements"].as_array().map_or(0, Vec::len) as u64, marks);
+}
+
+#[test]
+fn bad_view_arguments_are_usage_errors() {
+    let path = demo_shop();
+    let p = path.to_str().unwrap_or_default();
+    for (args, says) in [
+        (&["--mode", "everything"][..], "--mode must be actions, full or read"),
+        (&["--budget", "lots"], "--budget must be a number"),
+        (&["--budget", "5"], "--budget must be from 100"),
+        (&["--budget", "-3"], "--budget must be a number"),
+        (&["--expand", "x"], "--expand must be a ref"),
+        (&["--expand", "0"], "--expand must be a ref"),
+        (&["--expand", "999"], "the page has no ref 999"),
+        (&["--budget", "500", "--no-fold"], "exclude each other"),
+    ] {
+        let mut all = vec!["snapshot", p];
+        all.extend(args);
+        let o = whittle(&all);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).starts_with("whittle: ") && stderr(&o).contains(says), "{args:?}: {}", stderr(&o));
+        assert_eq!(stderr(&o).lines().count(), 1, "{args:?}: {}", stderr(&o));
+        assert!(stdout(&o).is_empty());
+    }
+}

@@ -152,11 +152,15 @@ pub fn fnv1a(data: &[u8]) -> u64 {
 
 impl Envelope {
     /// The envelope of an observation. `snapshot_id` is derived from the
-    /// observation's text, so the same page gives the same id.
+    /// observation's text, so the same page gives the same id. `elements`
+    /// lists the refs the observation shows (not those folded away), in
+    /// reading order; the truncation counters come from the fold stage.
     pub fn observation(ids: Ids, engine: &'static str, layout: &Layout, obs: &Observation, tree: &AxTree, origin: Option<String>) -> Envelope {
         let viewport = layout.viewport();
-        let elements: Vec<ElementEntry> = tree
-            .referenced()
+        let elements: Vec<ElementEntry> = obs
+            .widgets
+            .iter()
+            .filter_map(|&w| tree.widgets.get(w))
             .filter_map(|w| {
                 Some(ElementEntry {
                     ref_id: w.ref_id?,
@@ -192,9 +196,9 @@ impl Envelope {
                     redacted_fields: tree.counters.redacted_fields,
                     frames_masked: tree.counters.frames_masked,
                     marks: elements.len() as u32,
-                    marks_truncated: false,
+                    marks_truncated: obs.marks_truncated,
                     tree_lines: obs.lines.len() as u32,
-                    tree_truncated: false,
+                    tree_truncated: obs.tree_truncated,
                 },
                 error: None,
             },

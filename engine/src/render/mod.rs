@@ -8,6 +8,10 @@
 //!   [3] link "Home"
 //! ```
 //!
+//! [`render`] writes the lines the fold stage chose ([`crate::fold`]);
+//! [`item_line`] and [`header`] are the text of one item and of the header,
+//! which the fold stage uses to count what each line costs.
+//!
 //! The header ends with the scroll part `↑a ↓b`: screens of page above and
 //! below the viewport, one decimal, a side that rounds to 0 left out.
 
@@ -17,6 +21,7 @@ pub mod url;
 use std::fmt::Write;
 
 use crate::dom::Document;
+use crate::fold::Folded;
 use crate::layout::Layout;
 use crate::semantics::role::Role;
 use crate::tree::{AxTree, Item, Prefix, Segment, Widget};
@@ -57,6 +62,14 @@ pub struct Observation {
     pub header: String,
     /// The tree lines, indented.
     pub lines: Vec<String>,
+    /// The widgets the lines show (indices into [`AxTree::widgets`]), in
+    /// reading order: what was folded away or cut is not among them.
+    pub widgets: Vec<usize>,
+    /// Whether the budget cut lines off the end (a final `… +N more lines
+    /// (budget)` line says how many).
+    pub tree_truncated: bool,
+    /// Whether that cut removed refs.
+    pub marks_truncated: bool,
 }
 
 impl Observation {
@@ -73,10 +86,37 @@ impl Observation {
     }
 }
 
-/// Renders the observation of a page.
-pub fn render(doc: &Document, tree: &AxTree, layout: &Layout, options: &RenderOptions) -> Observation {
+/// Renders the observation of a page from its folded lines: the header,
+/// then each line indented by its depth (capped at [`MAX_INDENT`]).
+pub fn render(doc: &Document, folded: &Folded) -> Observation {
     let title = doc.title();
     let url = doc.url().map(|u| u.to_string()).unwrap_or_default();
+    let lines = folded
+        .lines
+        .iter()
+        .map(|l| {
+            let indent = l.depth.min(MAX_INDENT);
+            let mut line = String::with_capacity(indent + l.text.len());
+            line.extend(std::iter::repeat_n(' ', indent));
+            line.push_str(&l.text);
+            line
+        })
+        .collect();
+    Observation {
+        title,
+        url,
+        header: folded.header.clone(),
+        lines,
+        widgets: folded.widgets.clone(),
+        tree_truncated: folded.tree_truncated,
+        marks_truncated: folded.marks_truncated,
+    }
+}
+
+/// The header line: `# title · compact url · scroll`, each part left out
+/// when empty.
+pub fn header(doc: &Document, layout: &Layout, options: &RenderOptions) -> String {
+    let title = doc.title();
     let compact = doc.url().map(compact_url).unwrap_or_default();
     let shown_title = crate::text::truncate_chars(&one_line(&title), options.max_name_chars);
     let scroll = scroll_part(layout.screens_above(), layout.screens_below());
@@ -88,13 +128,80 @@ pub fn render(doc: &Document, tree: &AxTree, layout: &Layout, options: &RenderOp
         header.push_str(if header.len() == 1 { " " } else { " · " });
         header.push_str(part);
     }
-    let mut lines = Vec::new();
-    tree.walk(|depth, item| {
-        let mut line = " ".repeat(depth.min(MAX_INDENT));
-        write_item(&mut line, tree, item, options);
-        lines.push(line);
-    });
-    Observation { title, url, header, lines }
+    header
+}
+
+/// How an item's line is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LineStyle {
+    /// Everything: text and widgets with their refs.
+    Full,
+    /// As `Full`, but a line with more than [`ACTIONS_MAX_TEXT`]
+    /// characters of text (prose) is reduced to its widgets.
+    Actions,
+    /// Prose: text, links as their names, no refs, no other widgets.
+    Read,
+}
+
+/// Text characters beyond which an `actions` line keeps only its widgets.
+pub const ACTIONS_MAX_TEXT: usize = 80;
+
+/// One item's line, without indentation.
+pub fn item_line(tree: &AxTree, item: &Item, options: &RenderOptions, style: LineStyle) -> String {
+    let mut out = String::new();
+    match style {
+        LineStyle::Full => write_item(&mut out, tree, item, options),
+        LineStyle::Actions => {
+            let text: usize = item
+                .head
+                .iter()
+                .map(|s| match s {
+                    Segment::Text(t) => t.len(),
+                    Segment::Widget(_) => 0,
+                })
+                .sum();
+            let widgets = item.head.iter().filter(|s| matches!(s, Segment::Widget(_))).count();
+            if text > ACTIONS_MAX_TEXT && widgets > 0 {
+                write_prefix(&mut out, item);
+                for seg in &item.head {
+                    if let Segment::Widget(w) = seg {
+                        if !out.is_empty() && !out.ends_with(' ') {
+                            out.push(' ');
+                        }
+                        write_widget(&mut out, &tree.widgets[*w], options);
+                    }
+                }
+            } else {
+                write_item(&mut out, tree, item, options);
+            }
+        }
+        LineStyle::Read => {
+            let mut body = String::new();
+            for seg in &item.head {
+                match seg {
+                    Segment::Text(t) => push_text(&mut body, t),
+                    Segment::Widget(w) => {
+                        let w = &tree.widgets[*w];
+                        if w.role == Role::Link {
+                            push_text(&mut body, &crate::text::truncate_chars(&one_line(&w.name), options.max_name_chars));
+                        }
+                    }
+                }
+            }
+            // Widgets left out leave double spaces; a line of only a prefix
+            // says nothing.
+            // A left-out widget may leave a separator with nothing after it.
+            let body = one_line(&body);
+            let parts: Vec<&str> = body.split(" · ").map(str::trim).filter(|p| !p.is_empty() && *p != "·").collect();
+            let body = parts.join(" · ");
+            let body = body.trim_end_matches([' ', '·', '|']).to_owned();
+            if !body.is_empty() {
+                write_prefix(&mut out, item);
+                out.push_str(&body);
+            }
+        }
+    }
+    out
 }
 
 /// `↑a ↓b` in screens with one decimal; a side that rounds to 0 is left
@@ -113,7 +220,7 @@ pub fn scroll_part(above: f32, below: f32) -> String {
 
 /// Page text for one line: any whitespace or control character becomes a
 /// space, runs collapse, ends are trimmed.
-fn one_line(s: &str) -> String {
+pub(crate) fn one_line(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     let mut space = false;
     for c in s.chars() {
@@ -131,6 +238,18 @@ fn one_line(s: &str) -> String {
 }
 
 fn write_item(out: &mut String, tree: &AxTree, item: &Item, options: &RenderOptions) {
+    write_prefix(out, item);
+    for seg in &item.head {
+        match seg {
+            Segment::Text(t) => push_text(out, t),
+            Segment::Widget(w) => write_widget(out, &tree.widgets[*w], options),
+        }
+    }
+    let trimmed = out.trim_end().len();
+    out.truncate(trimmed);
+}
+
+fn write_prefix(out: &mut String, item: &Item) {
     match item.prefix {
         Prefix::None => {}
         Prefix::Heading(level) => {
@@ -141,14 +260,6 @@ fn write_item(out: &mut String, tree: &AxTree, item: &Item, options: &RenderOpti
             let _ = write!(out, "{}: ", role.as_str());
         }
     }
-    for seg in &item.head {
-        match seg {
-            Segment::Text(t) => push_text(out, t),
-            Segment::Widget(w) => write_widget(out, &tree.widgets[*w], options),
-        }
-    }
-    let trimmed = out.trim_end().len();
-    out.truncate(trimmed);
 }
 
 /// Page text, with anything that looks like a ref (`[12]`) escaped as

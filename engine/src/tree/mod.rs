@@ -190,6 +190,7 @@ pub fn build_tree(doc: &Document, styles: &Styles, sem: &Semantics, refs: &mut R
     b.run();
     let mut tree = b.tree;
     prune_empty(&mut tree);
+    foldable_containers_get_refs(doc, &mut tree);
     assign_refs(&mut tree, doc, refs);
     tree
 }
@@ -267,7 +268,9 @@ enum Kind {
     Skip,
 }
 
-fn container_role(role: Role) -> bool {
+/// Roles shown as containers: a line of their own, their content one
+/// level deeper.
+pub fn container_role(role: Role) -> bool {
     matches!(
         role,
         Role::Banner
@@ -827,6 +830,28 @@ fn prune_empty(tree: &mut AxTree) {
         tree.items[id].children = kept;
     }
     tree.roots.retain(|&r| !empty[r]);
+}
+
+/// A container whose items the fold stage may fold into `… +N more items
+/// (observe ref R)` needs a ref R, even when its role has none (a `main`
+/// or `nav` with a long run of alike items): it wants one if some run of
+/// its children is long enough to fold. Decided here, before refs are
+/// handed out, so numbers stay in reading order and do not depend on the
+/// budget.
+fn foldable_containers_get_refs(doc: &Document, tree: &mut AxTree) {
+    let mut wanted = Vec::new();
+    for item in &tree.items {
+        if let [Segment::Widget(w)] = item.head.as_slice()
+            && !tree.widgets[*w].wants_ref
+            && container_role(tree.widgets[*w].role)
+            && crate::fold::signature::has_foldable_run(doc, tree, item)
+        {
+            wanted.push(*w);
+        }
+    }
+    for w in wanted {
+        tree.widgets[w].wants_ref = true;
+    }
 }
 
 /// Gives refs to the widgets that want them: the number each element has

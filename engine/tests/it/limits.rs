@@ -5,12 +5,16 @@
 
 use whittle_corpus::generate::{Hostile, Nesting, hostile_page, nested_page, realistic_page};
 
-use crate::{sanity, snap};
+use crate::{sanity, snap, snap_unfolded};
 
 #[test]
 fn a_20_mb_page() {
     let page = realistic_page(20 * 1024 * 1024);
-    let s = snap(page.as_bytes(), None);
+    // Folded to the default budget: well-formed, and within it.
+    let folded = snap(page.as_bytes(), None);
+    sanity::check_observation(&folded).unwrap_or_else(|e| panic!("{e}"));
+    assert!(folded.folded.estimated_tokens <= whittle_engine::fold::DEFAULT_BUDGET);
+    let s = snap_unfolded(page.as_bytes(), None);
     sanity::check_observation(&s).unwrap_or_else(|e| panic!("{e}"));
     let text = s.observation.text();
     assert!(text.contains("Section 0: notes on item 0"));
@@ -24,7 +28,9 @@ fn a_20_mb_page() {
 fn deep_nesting_of_every_kind() {
     for kind in Nesting::ALL {
         let page = nested_page(kind, 100_000);
-        let s = snap(page.as_bytes(), None);
+        let folded = snap(page.as_bytes(), None);
+        sanity::check_observation(&folded).unwrap_or_else(|e| panic!("{kind:?} folded: {e}"));
+        let s = snap_unfolded(page.as_bytes(), None);
         sanity::check_observation(&s).unwrap_or_else(|e| panic!("{kind:?}: {e}"));
         let text = s.observation.text();
         assert!(text.contains("after"), "{kind:?}: the paragraph after the nesting is missing:\n{}", &text[..text.len().min(500)]);

@@ -7,10 +7,13 @@
 //! - `layout`: boxes against Chromium's (`corpus/*/<page>.layout.json`);
 //! - `limits`: huge and deeply nested pages finish;
 //! - `refs`: refs stay stable across re-renders, mutations and tabs
-//!   (property tests).
+//!   (property tests);
+//! - `folding`: budgets always met (by tiktoken's count), the estimate
+//!   against tiktoken, protected and unfolded refs, modes.
 
 mod corpus;
 mod fixtures;
+mod folding;
 mod layout;
 mod limits;
 mod refs;
@@ -24,6 +27,20 @@ pub fn snap(bytes: &[u8], url: Option<&str>) -> Snapshot {
     let mut options = SnapshotOptions::default();
     options.parse.url = url.and_then(|u| url::Url::parse(u).ok());
     snapshot(bytes, &options, &mut RefTable::new())
+}
+
+/// Snapshots `bytes` with folding off: every line.
+pub fn snap_unfolded(bytes: &[u8], url: Option<&str>) -> Snapshot {
+    let mut options = SnapshotOptions::default();
+    options.parse.url = url.and_then(|u| url::Url::parse(u).ok());
+    options.fold = whittle_engine::FoldOptions::unfolded();
+    snapshot(bytes, &options, &mut RefTable::new())
+}
+
+/// The real o200k_base token count of a text (tiktoken's tables, loaded
+/// once per test binary).
+pub fn o200k_tokens(text: &str) -> usize {
+    tiktoken_rs::o200k_base_singleton().encode_ordinary(text).len()
 }
 
 /// Whether expected files should be rewritten instead of compared.

@@ -4,8 +4,8 @@ use whittle_engine::Snapshot;
 
 /// Checks the shape of an observation: a header line; indentation that
 /// grows one level at a time; no blank lines, trailing spaces or control
-/// characters; every ref written as `[n] ` exactly once, in increasing
-/// order of reading.
+/// characters; every ref shown written as `[n] ` exactly once, in
+/// increasing order of reading; fold lines naming a ref that is shown.
 pub(crate) fn check_observation(snapshot: &Snapshot) -> Result<(), String> {
     let obs = &snapshot.observation;
     if !obs.header.starts_with('#') {
@@ -31,17 +31,8 @@ pub(crate) fn check_observation(snapshot: &Snapshot) -> Result<(), String> {
     let text = obs.text();
     let marks = ref_marks(&text);
     let mut last = 0u32;
-    let mut reading_order = Vec::new();
-    snapshot.tree.walk(|_, item| {
-        for seg in &item.head {
-            if let whittle_engine::tree::Segment::Widget(w) = seg
-                && let Some(r) = snapshot.tree.widgets[*w].ref_id
-            {
-                reading_order.push(r);
-            }
-        }
-    });
-    for r in reading_order {
+    for &w in &obs.widgets {
+        let Some(r) = snapshot.tree.widgets.get(w).and_then(|w| w.ref_id) else { continue };
         if r <= last {
             return Err(format!("ref [{r}] comes after [{last}] in reading order"));
         }
@@ -49,6 +40,21 @@ pub(crate) fn check_observation(snapshot: &Snapshot) -> Result<(), String> {
         let n = marks.get(&r).copied().unwrap_or(0);
         if n != 1 {
             return Err(format!("ref [{r}] appears {n} times in the text"));
+        }
+    }
+    // Nothing but the shown refs is written as a ref.
+    let shown = obs.widgets.iter().filter(|&&w| snapshot.tree.widgets.get(w).is_some_and(|w| w.ref_id.is_some())).count();
+    if marks.len() != shown {
+        return Err(format!("{} refs in the text, {shown} shown widgets with refs", marks.len()));
+    }
+    // Fold lines name a container that is shown with its ref (`read` mode
+    // shows no refs at all).
+    for line in obs.lines.iter().filter(|_| !marks.is_empty()) {
+        if let Some(pos) = line.find("(observe ref ") {
+            let r: u32 = line[pos + 13..].trim_end_matches(')').parse().map_err(|_| format!("bad fold line {line:?}"))?;
+            if marks.get(&r).copied().unwrap_or(0) != 1 {
+                return Err(format!("fold line names ref {r}, which the observation does not show: {line:?}"));
+            }
         }
     }
     Ok(())
