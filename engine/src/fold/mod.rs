@@ -61,6 +61,12 @@ pub const MIN_BUDGET: u32 = 100;
 pub const MARGIN_PERCENT: u32 = 8;
 /// Text blocks of a container shown in `full` mode before prose folds.
 pub const PROSE_KEEP: usize = 3;
+/// Text blocks of a container kept in `full` mode once its prose runs below
+/// the first screen.
+pub const PROSE_KEEP_BELOW: usize = 1;
+/// Items of a run kept in `full` mode when the run reaches below the first
+/// screen (the items in view are always kept).
+pub const ITEMS_KEEP_BELOW: usize = 3;
 /// Items of a run shown in `full` mode before the run folds, whatever the
 /// budget: a list of 40 results reads as well from its first 8.
 pub const ITEMS_KEEP: usize = 8;
@@ -775,15 +781,32 @@ fn fold_once(
             FoldKind::Items(_) => items.min(run.len),
             FoldKind::Text => text.saturating_sub(run.before).min(run.len),
         };
+        // What lies below the first screen is there to be scrolled to,
+        // expanded or extracted: it keeps less.
+        let below = |v: usize| tree.items[view.item[v]].at.is_some_and(|n| placement(n) == Placement::Below);
         if policy.always_text.is_some() {
-            for run in runs.iter_mut().filter(|r| matches!(r.kind, FoldKind::Items(_)) && r.len >= ITEMS_KEEP + 3) {
-                st.apply(run, ITEMS_KEEP);
+            for run in runs.iter_mut().filter(|r| matches!(r.kind, FoldKind::Items(_))) {
+                let members = &view.siblings(run.parent)[run.start..run.start + run.len];
+                let keep = match members.iter().position(|&v| below(v)) {
+                    Some(first_below) if run.len >= ITEMS_KEEP_BELOW + 2 => first_below.max(ITEMS_KEEP_BELOW).min(ITEMS_KEEP),
+                    _ => ITEMS_KEEP,
+                };
+                if run.len >= keep + 3 {
+                    st.apply(run, keep);
+                }
             }
         }
         if let Some(p) = policy.always_text {
             // Only long prose: what folds must cost at least two fold lines.
+            // Below the first screen a container's prose keeps its first
+            // [`PROSE_KEEP_BELOW`] blocks (its lead).
             for run in runs.iter_mut().filter(|r| r.kind == FoldKind::Text) {
-                let k = keep_for(run, usize::MAX, p);
+                let mut k = keep_for(run, usize::MAX, p);
+                let members = &view.siblings(run.parent)[run.start..run.start + run.len];
+                if let Some(first_below) = members.iter().position(|&v| below(v)) {
+                    let lead = PROSE_KEEP_BELOW.saturating_sub(run.before.saturating_sub(first_below));
+                    k = k.min(first_below.max(lead)).min(run.len);
+                }
                 let fc = State::fold_cost(FoldKind::Text, run.len, run.depth);
                 if st.saving(run, k) >= fc {
                     st.apply(run, k);

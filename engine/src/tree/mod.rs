@@ -94,6 +94,9 @@ pub struct Item {
     /// Kept even when empty: its name is text the page shows (a legend
     /// or caption), not only a label for its content.
     pub(crate) keep: bool,
+    /// A node the line shows (its element, else its first text): where the
+    /// line is on the page, for layout's placement.
+    pub at: Option<NodeId>,
 }
 
 /// Counts of what was left out or masked.
@@ -183,7 +186,7 @@ pub fn build_tree(doc: &Document, styles: &Styles, sem: &Semantics, refs: &mut R
         sem,
         namer: sem.namer(doc, styles),
         tree: AxTree::default(),
-        sinks: vec![Sink { item: None, single_line: false, line: Vec::new() }],
+        sinks: vec![Sink { item: None, single_line: false, line: Vec::new(), first: None }],
         consumed: consumed_labels(doc, styles, sem),
         suppress_text: 0,
     };
@@ -230,6 +233,8 @@ struct Sink {
     item: Option<ItemId>,
     single_line: bool,
     line: Vec<Piece>,
+    /// The first text node of `line`.
+    first: Option<NodeId>,
 }
 
 /// What to undo when an element closes.
@@ -360,6 +365,12 @@ impl Builder<'_> {
             }
             return;
         }
+        if let Some(sink) = self.sinks.last_mut()
+            && sink.first.is_none()
+            && !text.trim().is_empty()
+        {
+            sink.first = Some(id);
+        }
         let style = self.styles.get(id);
         let text = style.text_transform.apply(text);
         let keep_newlines = style.white_space.keeps_newlines();
@@ -400,17 +411,19 @@ impl Builder<'_> {
             return;
         }
         let pieces = std::mem::take(&mut sink.line);
+        let first = sink.first.take();
         let parent = sink.item;
         let head = finalize(&pieces);
         if head.is_empty() {
             return;
         }
         let item = self.new_item(None, Prefix::None, head);
+        self.tree.items[item].at = first;
         self.attach(parent, item);
     }
 
     fn new_item(&mut self, node: Option<NodeId>, prefix: Prefix, head: Vec<Segment>) -> ItemId {
-        self.tree.items.push(Item { node, prefix, head, children: Vec::new(), keep: false });
+        self.tree.items.push(Item { node, prefix, head, children: Vec::new(), keep: false, at: node });
         self.tree.items.len() - 1
     }
 
@@ -580,7 +593,7 @@ impl Builder<'_> {
                         self.tree.items[item].keep = shows_caption;
                         let parent = self.current_item();
                         self.attach(parent, item);
-                        self.sinks.push(Sink { item: Some(item), single_line: false, line: Vec::new() });
+                        self.sinks.push(Sink { item: Some(item), single_line: false, line: Vec::new(), first: None });
                         frame.pop_sink = true;
                     }
                 }
@@ -599,7 +612,7 @@ impl Builder<'_> {
                     let item = self.new_item(Some(id), prefix, Vec::new());
                     let parent = self.current_item();
                     self.attach(parent, item);
-                    self.sinks.push(Sink { item: Some(item), single_line: true, line: Vec::new() });
+                    self.sinks.push(Sink { item: Some(item), single_line: true, line: Vec::new(), first: None });
                     frame.pop_sink = true;
                 }
             }
@@ -612,7 +625,7 @@ impl Builder<'_> {
                     let item = self.new_item(Some(id), Prefix::ListItem, Vec::new());
                     let parent = self.current_item();
                     self.attach(parent, item);
-                    self.sinks.push(Sink { item: Some(item), single_line: false, line: Vec::new() });
+                    self.sinks.push(Sink { item: Some(item), single_line: false, line: Vec::new(), first: None });
                     frame.pop_sink = true;
                 }
             }

@@ -340,3 +340,24 @@ fn folding_is_deterministic() {
         assert_eq!(a.folded.dump(), c.folded.dump());
     }
 }
+
+#[test]
+fn below_the_first_screen_runs_keep_three_and_prose_its_lead() {
+    let items: String = (1..=20).map(|i| format!("<li><a href=/p{i}>Product {i}</a> in stock</li>")).collect();
+    let prose: String =
+        (1..=10).map(|i| format!("<p>Paragraph {i} says a good deal about the topic at hand, at some length.</p>")).collect();
+    let page = format!(
+        "<title>Below</title><main><div style='height:900px'></div><ul aria-label=Products>{items}</ul><h2>Notes</h2>{prose}</main>"
+    );
+    let s = snap_with(page.as_bytes(), FoldOptions::default());
+    let text = s.observation.text();
+    assert!(text.contains("Product 3") && !text.contains("Product 4\""), "{text}");
+    assert!(text.contains("… +17 more items (observe ref"), "{text}");
+    assert!(text.contains("Paragraph 1 ") && !text.contains("Paragraph 2 "), "{text}");
+    assert!(text.contains("… +9 more text blocks (extract text)"), "{text}");
+    // The same page on a tall screen keeps what is in view.
+    let mut options = SnapshotOptions::default();
+    options.cascade.viewport = whittle_engine::Viewport { width: 1280, height: 4000 };
+    let tall = snapshot(page.as_bytes(), &options, &mut RefTable::new()).observation.text();
+    assert!(tall.contains("Product 8\"") && tall.contains("Paragraph 3 "), "{tall}");
+}
