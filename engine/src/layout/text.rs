@@ -103,29 +103,20 @@ impl Leaf {
 /// to one space unless `keep_spaces`. Returns (characters, longest word in
 /// characters, forced line breaks, leading space, trailing space).
 pub(crate) fn count(text: &str, keep_spaces: bool) -> TextCount {
+    if keep_spaces { count_preserved(text) } else { count_collapsed(text) }
+}
+
+/// Whitespace collapses. Reads bytes, not chars (this is layout's hot
+/// path): a UTF-8 continuation byte belongs to the character before it.
+fn count_collapsed(text: &str) -> TextCount {
     let mut c = TextCount::default();
     let mut word = 0usize;
     let mut in_space = false;
-    let mut line = 0usize;
-    for ch in text.chars() {
-        if keep_spaces {
-            if ch == '\n' {
-                c.breaks += 1;
-                c.longest_line = c.longest_line.max(line);
-                line = 0;
-                continue;
-            }
-            c.chars += 1;
-            line += 1;
-            if ch.is_whitespace() {
-                c.longest_word = c.longest_word.max(word);
-                word = 0;
-            } else {
-                word += 1;
-            }
+    for &b in text.as_bytes() {
+        if b & 0xC0 == 0x80 {
             continue;
         }
-        if ch.is_ascii_whitespace() {
+        if b.is_ascii_whitespace() {
             if !in_space {
                 if c.chars == 0 {
                     c.leading_space = true;
@@ -143,11 +134,35 @@ pub(crate) fn count(text: &str, keep_spaces: bool) -> TextCount {
         }
     }
     c.longest_word = c.longest_word.max(word);
-    c.longest_line = c.longest_line.max(line);
-    if in_space && c.chars > 0 {
-        // The counted trailing space belongs between this and what follows.
-        c.trailing_space = true;
+    c.longest_line = c.chars;
+    // The counted trailing space belongs between this and what follows.
+    c.trailing_space = in_space && c.chars > 0;
+    c
+}
+
+/// Whitespace kept (`pre`): newlines are forced breaks.
+fn count_preserved(text: &str) -> TextCount {
+    let mut c = TextCount::default();
+    let mut word = 0usize;
+    let mut line = 0usize;
+    for ch in text.chars() {
+        if ch == '\n' {
+            c.breaks += 1;
+            c.longest_line = c.longest_line.max(line);
+            line = 0;
+            continue;
+        }
+        c.chars += 1;
+        line += 1;
+        if ch.is_whitespace() {
+            c.longest_word = c.longest_word.max(word);
+            word = 0;
+        } else {
+            word += 1;
+        }
     }
+    c.longest_word = c.longest_word.max(word);
+    c.longest_line = c.longest_line.max(line);
     c
 }
 
