@@ -15,7 +15,11 @@
 //! 0. in `full` mode, always: runs of more than [`ITEMS_KEEP`] + 2 alike
 //!    items keep their first [`ITEMS_KEEP`], and long prose (at least two
 //!    fold lines' worth) beyond the first [`PROSE_KEEP`] text blocks of a
-//!    container becomes `… +N more text blocks (extract text)`;
+//!    container becomes `… +N more text blocks (extract text)`; below the
+//!    first screen (layout's [`Placement::Below`]) runs keep
+//!    [`ITEMS_KEEP_BELOW`] items, prose its first [`PROSE_KEEP_BELOW`]
+//!    block, and navigation, asides and footers become one line each
+//!    (`… +N more items (observe ref R)`, R the landmark's ref);
 //! 1. runs of siblings with one structural signature ([`signature`]) keep
 //!    their first 5, then 3, then 1 items and end with `… +N more items
 //!    (observe ref R)` (R: the container's ref), while prose keeps fewer
@@ -785,6 +789,18 @@ fn fold_once(
         // expanded or extracted: it keeps less.
         let below = |v: usize| tree.items[view.item[v]].at.is_some_and(|n| placement(n) == Placement::Below);
         if policy.always_text.is_some() {
+            // Navigation, asides and footers wholly below the first screen
+            // are one line each, their ref to expand them.
+            for v in 0..n {
+                let item = view.item[v];
+                let side = matches!(tree.items[item].head.as_slice(), [Segment::Widget(w)]
+                    if matches!(tree.widgets[*w].role, Role::Navigation | Role::Complementary | Role::ContentInfo));
+                if side && reachable[v] && !st.protected[v] && below(v) && !view.children[v].is_empty() {
+                    if let Some(r) = head_ref(tree, item) {
+                        st.collapse(v, r);
+                    }
+                }
+            }
             for run in runs.iter_mut().filter(|r| matches!(r.kind, FoldKind::Items(_))) {
                 let members = &view.siblings(run.parent)[run.start..run.start + run.len];
                 let keep = match members.iter().position(|&v| below(v)) {

@@ -851,14 +851,27 @@ fn prune_empty(tree: &mut AxTree) {
 /// its children is long enough to fold. Decided here, before refs are
 /// handed out, so numbers stay in reading order and do not depend on the
 /// budget.
+///
+/// Navigation, asides and footers with at least [`SIDE_LANDMARK_LINES`]
+/// lines get one too: below the first screen the fold stage shows them as
+/// one line.
 fn foldable_containers_get_refs(doc: &Document, tree: &mut AxTree) {
+    // Lines under each item; children are created after their parent, so
+    // one pass from the end sees every child first.
+    let mut lines = vec![1usize; tree.items.len()];
+    for i in (0..tree.items.len()).rev() {
+        let below: usize = tree.items[i].children.iter().filter(|&&c| c > i).map(|&c| lines[c]).sum();
+        lines[i] = lines[i].saturating_add(below);
+    }
     let mut wanted = Vec::new();
-    for item in &tree.items {
-        if let [Segment::Widget(w)] = item.head.as_slice()
-            && !tree.widgets[*w].wants_ref
-            && container_role(tree.widgets[*w].role)
-            && crate::fold::signature::has_foldable_run(doc, tree, item)
-        {
+    for (i, item) in tree.items.iter().enumerate() {
+        let [Segment::Widget(w)] = item.head.as_slice() else { continue };
+        let role = tree.widgets[*w].role;
+        if tree.widgets[*w].wants_ref || !container_role(role) {
+            continue;
+        }
+        let side = matches!(role, Role::Navigation | Role::Complementary | Role::ContentInfo);
+        if (side && lines[i] > SIDE_LANDMARK_LINES) || crate::fold::signature::has_foldable_run(doc, tree, item) {
             wanted.push(*w);
         }
     }
@@ -866,6 +879,10 @@ fn foldable_containers_get_refs(doc: &Document, tree: &mut AxTree) {
         tree.widgets[w].wants_ref = true;
     }
 }
+
+/// Lines (the landmark's own included) from which a navigation, aside or
+/// footer landmark gets a ref, so that it can fold.
+pub const SIDE_LANDMARK_LINES: usize = 5;
 
 /// Gives refs to the widgets that want them: the number each element has
 /// in `refs` already, else the next one, in tree order.

@@ -361,3 +361,27 @@ fn below_the_first_screen_runs_keep_three_and_prose_its_lead() {
     let tall = snapshot(page.as_bytes(), &options, &mut RefTable::new()).observation.text();
     assert!(tall.contains("Product 8\"") && tall.contains("Paragraph 3 "), "{tall}");
 }
+
+#[test]
+fn navigation_and_footers_below_the_first_screen_are_one_line() {
+    let links: String = (1..=10).map(|i| format!("<p><a href=/f{i}>Footer link {i}</a></p>")).collect();
+    let page = format!(
+        "<title>Foot</title><main><h1>Top</h1><div style='height:1500px'></div><p>End of the story.</p></main>\
+         <footer>{links}<nav aria-label=More><a href=/a>A</a><a href=/b>B</a></nav></footer>"
+    );
+    let s = snap_with(page.as_bytes(), FoldOptions::default());
+    let text = s.observation.text();
+    assert!(!text.contains("Footer link 1\""), "{text}");
+    let fold = text.lines().find(|l| l.contains("more items (observe ref")).unwrap_or_else(|| panic!("{text}"));
+    let footer_ref = text.lines().find_map(|l| l.strip_prefix("[").and_then(|r| r.split_once("] footer"))).map(|(r, _)| r);
+    assert!(footer_ref.is_some_and(|r| fold.ends_with(&format!("(observe ref {r})"))), "{text}");
+    // Expanding the footer's ref shows every link; on a screen tall enough
+    // to show the footer nothing folds.
+    let r: u32 = footer_ref.and_then(|r| r.parse().ok()).unwrap_or(0);
+    let expanded = snap_with(page.as_bytes(), FoldOptions { expand: Some(r), ..FoldOptions::default() });
+    assert!(expanded.observation.text().contains("Footer link 10\""), "{}", expanded.observation.text());
+    let mut options = SnapshotOptions::default();
+    options.cascade.viewport = whittle_engine::Viewport { width: 1280, height: 4000 };
+    let tall = snapshot(page.as_bytes(), &options, &mut RefTable::new()).observation.text();
+    assert!(tall.contains("Footer link 10\""), "{tall}");
+}
