@@ -7,13 +7,13 @@
 //!
 //! | stage | function | output |
 //! |---|---|---|
-//! | parse | [`parse`] | [`Document`] (arena, html5ever through our own `TreeSink`) |
+//! | parse | [`parse()`] | [`Document`] (arena, html5ever through our own `TreeSink`) |
 //! | cascade | [`cascade`] | [`Styles`] (computed values, what is hidden) |
 //! | layout | [`compute_layout`] | [`Layout`] (boxes, page height, what is in view) |
 //! | semantics | [`compute_semantics`] | [`Semantics`] (roles; names, states on demand) |
 //! | tree | [`build_tree`] | [`AxTree`] (the semantic tree, refs assigned) |
-//! | fold | [`fold`] | [`Folded`] (the lines a mode and a token budget keep) |
-//! | render | [`render`] | [`Observation`] (the text) and [`Envelope`] (the structure) |
+//! | fold | [`fold()`] | [`Folded`] (the lines a mode and a token budget keep) |
+//! | render | [`render()`] | [`Observation`] (the text) and [`Envelope`] (the structure) |
 //!
 //! [`snapshot`] runs them all:
 //!

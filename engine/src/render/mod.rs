@@ -8,7 +8,7 @@
 //!   [3] link "Home"
 //! ```
 //!
-//! [`render`] writes the lines the fold stage chose ([`crate::fold`]);
+//! [`render`] writes the lines the fold stage chose ([`crate::fold()`]);
 //! [`item_line`] and [`header`] are the text of one item and of the header,
 //! which the fold stage uses to count what each line costs.
 //!
