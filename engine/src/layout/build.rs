@@ -654,10 +654,9 @@ fn element_style(ctx: &Ctx<'_>, id: NodeId, e: &Element, st: &ComputedStyle) -> 
     s.display = match st.display {
         Display::Flex => tf::Display::Flex,
         Display::Grid => tf::Display::Grid,
-        Display::Table | Display::TableRowGroup => {
-            s.flex_direction = tf::FlexDirection::Column;
-            tf::Display::Flex
-        }
+        // Tables and row groups stack their rows like blocks (cheaper
+        // for taffy than column flex, and the same boxes).
+        Display::Table | Display::TableRowGroup => tf::Display::Block,
         Display::TableRow => {
             s.flex_direction = tf::FlexDirection::Row;
             tf::Display::Flex
