@@ -7,8 +7,9 @@
 //! measured leaf ([`Leaf`]); a run that also holds atomic boxes becomes an
 //! anonymous wrapping flex row, so the boxes sit side by side and wrap like
 //! words. Inline elements (`<a>`, `<span>`) get no node: their box is the
-//! union of their text's place in the run. Tables are approximated with
-//! flex (rows of cells sharing the width). `position: fixed` boxes hang off
+//! union of their text's place in the run. Tables are approximated: rows
+//! stack as blocks, each row a flex row of cells sharing the width.
+//! `position: fixed` boxes hang off
 //! a node the size of the viewport. The walk is iterative; the taffy tree
 //! is cut at [`MAX_DEPTH`] because taffy itself recurses.
 
