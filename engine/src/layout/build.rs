@@ -570,10 +570,8 @@ impl Built {
             }
         }
         for p in &self.pieces {
+            // Pieces name leaves this tree made: the index is in range.
             let leaf = abs[p.leaf as usize];
-            let Some((_, _)) = self.order.get(p.leaf as usize) else {
-                continue;
-            };
             let lh = match self.taffy.get_node_context(self.order[p.leaf as usize].0) {
                 Some(Leaf::Text { line_height, .. }) => *line_height,
                 Some(Leaf::Replaced { .. }) | None => leaf.height,

@@ -10,7 +10,7 @@
 
 use cssparser::{Parser, Token};
 
-use super::values::{Decl, Length, length};
+use super::values::{Decl, Length, keyword, length};
 
 /// A box property.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -420,11 +420,6 @@ pub(crate) fn longhands(name: &str) -> &'static [BoxProp] {
         "gap" => &[P::RowGap, P::ColumnGap],
         _ => &[],
     }
-}
-
-fn keyword<T>(input: &mut Parser<'_>, f: impl FnOnce(&str) -> Option<T>) -> Option<T> {
-    let ident = input.expect_ident().ok()?.to_ascii_lowercase();
-    f(&ident)
 }
 
 fn finite(l: Length) -> Option<Length> {

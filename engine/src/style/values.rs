@@ -440,7 +440,7 @@ fn parse_wide<'i>(input: &mut Parser<'i>) -> Result<Wide, cssparser::ParseError<
     Ok(wide)
 }
 
-fn keyword<T>(input: &mut Parser<'_>, f: impl FnOnce(&str) -> Option<T>) -> Option<T> {
+pub(crate) fn keyword<T>(input: &mut Parser<'_>, f: impl FnOnce(&str) -> Option<T>) -> Option<T> {
     let ident = input.expect_ident().ok()?.to_ascii_lowercase();
     f(&ident)
 }
