@@ -106,17 +106,20 @@ impl Ctx<'_> {
         }
     }
 
-    fn lpa(&self, v: &BoxValue, font: f32) -> tf::LengthPercentageAuto {
+    /// A length, else `auto` (for `auto`, `none` and intrinsic keywords):
+    /// a `Dimension` or a `LengthPercentageAuto`.
+    fn or_auto<T: From<tf::LengthPercentage> + taffy::style_helpers::TaffyAuto>(&self, v: &BoxValue, font: f32) -> T {
         match v {
             BoxValue::Length(l) => self.lp(*l, font).into(),
             _ => auto(),
         }
     }
 
-    fn dim(&self, v: &BoxValue, font: f32) -> tf::Dimension {
+    /// A length, else 0 (padding, borders, gaps).
+    fn or_zero(&self, v: &BoxValue, font: f32) -> tf::LengthPercentage {
         match v {
-            BoxValue::Length(l) => self.lp(*l, font).into(),
-            _ => auto(),
+            BoxValue::Length(l) => self.lp(*l, font),
+            _ => length(0.0),
         }
     }
 
@@ -685,28 +688,28 @@ fn element_style(ctx: &Ctx<'_>, id: NodeId, e: &Element, st: &ComputedStyle) -> 
     let mut rows: Option<&[Track]> = None;
     for (p, v) in ctx.styles.box_decls(id) {
         match p {
-            BoxProp::Width => s.size.width = ctx.dim(v, font),
-            BoxProp::Height => s.size.height = ctx.dim(v, font),
-            BoxProp::MinWidth => s.min_size.width = ctx.lpa(v, font),
-            BoxProp::MinHeight => s.min_size.height = ctx.lpa(v, font),
-            BoxProp::MaxWidth => s.max_size.width = ctx.lpa(v, font),
-            BoxProp::MaxHeight => s.max_size.height = ctx.lpa(v, font),
-            BoxProp::MarginTop => s.margin.top = ctx.lpa(v, font),
-            BoxProp::MarginRight => s.margin.right = ctx.lpa(v, font),
-            BoxProp::MarginBottom => s.margin.bottom = ctx.lpa(v, font),
-            BoxProp::MarginLeft => s.margin.left = ctx.lpa(v, font),
-            BoxProp::PaddingTop => s.padding.top = lp_of(ctx, v, font),
-            BoxProp::PaddingRight => s.padding.right = lp_of(ctx, v, font),
-            BoxProp::PaddingBottom => s.padding.bottom = lp_of(ctx, v, font),
-            BoxProp::PaddingLeft => s.padding.left = lp_of(ctx, v, font),
-            BoxProp::BorderTop => s.border.top = lp_of(ctx, v, font),
-            BoxProp::BorderRight => s.border.right = lp_of(ctx, v, font),
-            BoxProp::BorderBottom => s.border.bottom = lp_of(ctx, v, font),
-            BoxProp::BorderLeft => s.border.left = lp_of(ctx, v, font),
-            BoxProp::Top => s.inset.top = ctx.lpa(v, font),
-            BoxProp::Right => s.inset.right = ctx.lpa(v, font),
-            BoxProp::Bottom => s.inset.bottom = ctx.lpa(v, font),
-            BoxProp::Left => s.inset.left = ctx.lpa(v, font),
+            BoxProp::Width => s.size.width = ctx.or_auto(v, font),
+            BoxProp::Height => s.size.height = ctx.or_auto(v, font),
+            BoxProp::MinWidth => s.min_size.width = ctx.or_auto(v, font),
+            BoxProp::MinHeight => s.min_size.height = ctx.or_auto(v, font),
+            BoxProp::MaxWidth => s.max_size.width = ctx.or_auto(v, font),
+            BoxProp::MaxHeight => s.max_size.height = ctx.or_auto(v, font),
+            BoxProp::MarginTop => s.margin.top = ctx.or_auto(v, font),
+            BoxProp::MarginRight => s.margin.right = ctx.or_auto(v, font),
+            BoxProp::MarginBottom => s.margin.bottom = ctx.or_auto(v, font),
+            BoxProp::MarginLeft => s.margin.left = ctx.or_auto(v, font),
+            BoxProp::PaddingTop => s.padding.top = ctx.or_zero(v, font),
+            BoxProp::PaddingRight => s.padding.right = ctx.or_zero(v, font),
+            BoxProp::PaddingBottom => s.padding.bottom = ctx.or_zero(v, font),
+            BoxProp::PaddingLeft => s.padding.left = ctx.or_zero(v, font),
+            BoxProp::BorderTop => s.border.top = ctx.or_zero(v, font),
+            BoxProp::BorderRight => s.border.right = ctx.or_zero(v, font),
+            BoxProp::BorderBottom => s.border.bottom = ctx.or_zero(v, font),
+            BoxProp::BorderLeft => s.border.left = ctx.or_zero(v, font),
+            BoxProp::Top => s.inset.top = ctx.or_auto(v, font),
+            BoxProp::Right => s.inset.right = ctx.or_auto(v, font),
+            BoxProp::Bottom => s.inset.bottom = ctx.or_auto(v, font),
+            BoxProp::Left => s.inset.left = ctx.or_auto(v, font),
             BoxProp::FlexDirection => {
                 if let BoxValue::FlexDirection(d) = v {
                     flex_dir = Some(*d);
@@ -731,7 +734,7 @@ fn element_style(ctx: &Ctx<'_>, id: NodeId, e: &Element, st: &ComputedStyle) -> 
                     s.flex_shrink = n.min(1e6);
                 }
             }
-            BoxProp::FlexBasis => s.flex_basis = ctx.dim(v, font),
+            BoxProp::FlexBasis => s.flex_basis = ctx.or_auto(v, font),
             BoxProp::JustifyContent => {
                 s.justify_content = align_of(v).map_or(tf::AlignContent::NORMAL, content_align)
             }
@@ -742,8 +745,8 @@ fn element_style(ctx: &Ctx<'_>, id: NodeId, e: &Element, st: &ComputedStyle) -> 
                 s.align_items = align_of(v).map_or(tf::AlignItems::NORMAL, items_align)
             }
             BoxProp::AlignSelf => s.align_self = align_of(v).map(items_align),
-            BoxProp::RowGap => s.gap.height = lp_of(ctx, v, font),
-            BoxProp::ColumnGap => s.gap.width = lp_of(ctx, v, font),
+            BoxProp::RowGap => s.gap.height = ctx.or_zero(v, font),
+            BoxProp::ColumnGap => s.gap.width = ctx.or_zero(v, font),
             BoxProp::GridTemplateColumns => {
                 if let BoxValue::Tracks(t) = v {
                     columns = Some(t);
@@ -840,13 +843,6 @@ fn element_style(ctx: &Ctx<'_>, id: NodeId, e: &Element, st: &ComputedStyle) -> 
         }
     }
     (s, None)
-}
-
-fn lp_of(ctx: &Ctx<'_>, v: &BoxValue, font: f32) -> tf::LengthPercentage {
-    match v {
-        BoxValue::Length(l) => ctx.lp(*l, font),
-        _ => length(0.0),
-    }
 }
 
 fn align_of(v: &BoxValue) -> Option<Align> {

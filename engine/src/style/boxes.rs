@@ -423,26 +423,11 @@ pub(crate) fn longhands(name: &str) -> &'static [BoxProp] {
 }
 
 fn finite(l: Length) -> Option<Length> {
-    let v = match l {
-        Length::Px(v)
-        | Length::Em(v)
-        | Length::Rem(v)
-        | Length::Percent(v)
-        | Length::Vw(v)
-        | Length::Vh(v) => v,
-    };
-    v.is_finite().then_some(l)
+    l.number().is_finite().then_some(l)
 }
 
 fn is_negative(l: Length) -> bool {
-    match l {
-        Length::Px(v)
-        | Length::Em(v)
-        | Length::Rem(v)
-        | Length::Percent(v)
-        | Length::Vw(v)
-        | Length::Vh(v) => v < 0.0,
-    }
+    l.number() < 0.0
 }
 
 fn a_length(input: &mut Parser<'_>) -> Option<Length> {

@@ -241,6 +241,15 @@ pub enum Length {
     Vh(f32),
 }
 
+impl Length {
+    /// The number as written, whatever the unit.
+    pub fn number(self) -> f32 {
+        match self {
+            Length::Px(v) | Length::Em(v) | Length::Rem(v) | Length::Percent(v) | Length::Vw(v) | Length::Vh(v) => v,
+        }
+    }
+}
+
 /// `font-size` as written.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) enum FontSize {
@@ -513,11 +522,7 @@ fn font_size(input: &mut Parser<'_>) -> Option<FontSize> {
         return Some(FontSize::Length(Length::Px(px)));
     }
     let l = length(&token)?;
-    let negative = match l {
-        Length::Px(v) | Length::Em(v) | Length::Rem(v) | Length::Percent(v) | Length::Vw(v) | Length::Vh(v) => {
-            v < 0.0 || !v.is_finite()
-        }
-    };
+    let negative = l.number() < 0.0 || !l.number().is_finite();
     if negative { None } else { Some(FontSize::Length(l)) }
 }
 
