@@ -24,7 +24,7 @@ use crate::style::boxes::{
     Align, BoxProp, BoxValue, FlexDirection, GridLine, LineHeight, MaxTrack, MinTrack, Repeat,
     Side, Track, TrackSize,
 };
-use crate::style::values::{Display, Length, Overflow, Position, WhiteSpace};
+use crate::style::values::{Display, Length, Overflow, Position, WhiteSpace, resolve_length};
 use crate::style::{ComputedStyle, Styles};
 
 /// Deepest taffy node; deeper content is laid out as text of the node at
@@ -83,20 +83,10 @@ struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
+    /// A length in px, clamped; percentages (resolved by taffy, or by the
+    /// caller) count as 0 here.
     fn px(&self, l: Length, font: f32) -> f32 {
-        let v = match l {
-            Length::Px(v) => v,
-            Length::Em(v) => v * font,
-            Length::Rem(v) => v * self.root_font,
-            Length::Percent(v) => v,
-            Length::Vw(v) => v / 100.0 * self.vw,
-            Length::Vh(v) => v / 100.0 * self.vh,
-        };
-        if v.is_finite() {
-            v.clamp(-MAX_PX, MAX_PX)
-        } else {
-            0.0
-        }
+        resolve_length(l, font, self.root_font, 0.0, (self.vw, self.vh)).clamp(-MAX_PX, MAX_PX)
     }
 
     fn lp(&self, l: Length, font: f32) -> tf::LengthPercentage {
