@@ -10,8 +10,13 @@ use whittle_engine::{Placement, RefTable, RenderOptions, Snapshot, SnapshotOptio
 use crate::{o200k_tokens, sanity};
 
 fn snap_with(bytes: &[u8], fold: FoldOptions) -> Snapshot {
+    snap_at(bytes, fold, whittle_engine::Viewport::default())
+}
+
+fn snap_at(bytes: &[u8], fold: FoldOptions, viewport: whittle_engine::Viewport) -> Snapshot {
     let mut options = SnapshotOptions::default();
     options.parse.url = url::Url::parse("https://shop.example/checkout").ok();
+    options.cascade.viewport = viewport;
     options.fold = fold;
     snapshot(bytes, &options, &mut RefTable::new())
 }
@@ -19,11 +24,7 @@ fn snap_with(bytes: &[u8], fold: FoldOptions) -> Snapshot {
 /// As [`snap_with`], with a viewport 300 px tall: the demo shop's products
 /// lie below its first screen, so they may fold.
 fn snap_short(bytes: &[u8], fold: FoldOptions) -> Snapshot {
-    let mut options = SnapshotOptions::default();
-    options.parse.url = url::Url::parse("https://shop.example/checkout").ok();
-    options.cascade.viewport = whittle_engine::Viewport { width: 1280, height: 300 };
-    options.fold = fold;
-    snapshot(bytes, &options, &mut RefTable::new())
+    snap_at(bytes, fold, whittle_engine::Viewport { width: 1280, height: 300 })
 }
 
 fn budget(b: u32) -> FoldOptions {
@@ -356,9 +357,9 @@ fn below_the_first_screen_runs_keep_three_and_prose_its_lead() {
     assert!(text.contains("Paragraph 1 ") && !text.contains("Paragraph 2 "), "{text}");
     assert!(text.contains("… +9 more text blocks (extract text)"), "{text}");
     // The same page on a tall screen keeps what is in view.
-    let mut options = SnapshotOptions::default();
-    options.cascade.viewport = whittle_engine::Viewport { width: 1280, height: 4000 };
-    let tall = snapshot(page.as_bytes(), &options, &mut RefTable::new()).observation.text();
+    let tall = snap_at(page.as_bytes(), FoldOptions::default(), whittle_engine::Viewport { width: 1280, height: 4000 })
+        .observation
+        .text();
     assert!(tall.contains("Product 8\"") && tall.contains("Paragraph 3 "), "{tall}");
 }
 
@@ -380,8 +381,8 @@ fn navigation_and_footers_below_the_first_screen_are_one_line() {
     let r: u32 = footer_ref.and_then(|r| r.parse().ok()).unwrap_or(0);
     let expanded = snap_with(page.as_bytes(), FoldOptions { expand: Some(r), ..FoldOptions::default() });
     assert!(expanded.observation.text().contains("Footer link 10\""), "{}", expanded.observation.text());
-    let mut options = SnapshotOptions::default();
-    options.cascade.viewport = whittle_engine::Viewport { width: 1280, height: 4000 };
-    let tall = snapshot(page.as_bytes(), &options, &mut RefTable::new()).observation.text();
+    let tall = snap_at(page.as_bytes(), FoldOptions::default(), whittle_engine::Viewport { width: 1280, height: 4000 })
+        .observation
+        .text();
     assert!(tall.contains("Footer link 10\""), "{tall}");
 }
