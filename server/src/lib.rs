@@ -4,4 +4,5 @@
 //! to people and programs.
 
 pub mod cli;
+pub mod fetch;
 pub mod load;
