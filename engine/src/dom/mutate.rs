@@ -235,6 +235,7 @@ impl Document {
             self.check_depth(parent, child)?;
             // The moved subtree may hold ids or a `<base>`.
             self.invalidate_index();
+            self.forget_parser_owners(child);
         }
         unlink(self, child);
         match reference {
@@ -279,9 +280,24 @@ impl Document {
         }
         if self.parent(node).is_some() && self.element(node).is_some() {
             self.invalidate_index();
+            self.forget_parser_owners(node);
         }
         unlink(self, node);
         Ok(())
+    }
+
+    /// HTML resets the form owner of a control when it or an ancestor is
+    /// inserted or removed: the parser's association of the subtree's
+    /// controls no longer holds (walks the subtree only when there are
+    /// associations).
+    fn forget_parser_owners(&mut self, root: NodeId) {
+        if !self.form.has_parser_owners() {
+            return;
+        }
+        let subtree: Vec<NodeId> = self.descendants(root).collect();
+        for n in subtree {
+            self.form.drop_parser_owner(n);
+        }
     }
 
     /// Sets an attribute (no namespace) of an element, adding it if absent
