@@ -51,6 +51,7 @@
 //! assert_eq!(snap.observation.text(), "#\n[3] button \"New\" [2] link \"B\"\n");
 //! ```
 
+pub mod act;
 pub mod diag;
 pub mod dom;
 pub mod fold;
@@ -62,8 +63,12 @@ pub mod style;
 pub(crate) mod text;
 pub mod tree;
 
+pub use act::{
+    ActError, Click, Enctype, Entry, EntryValue, FileEntry, Invalid, Method, Submission, Typed, choose_files, clear,
+    click, close_dialog, implicit_submission, reset, select, set_checked, submit, type_text,
+};
 pub use diag::{Diagnostic, Stage};
-pub use dom::{Attr, Document, DocumentId, Edge, Element, MutationError, NodeData, NodeId};
+pub use dom::{Attr, ChosenFile, Document, DocumentId, Edge, Element, FormState, MutationError, NodeData, NodeId};
 pub use fold::{FoldOptions, Folded, Mode, fold};
 pub use layout::{Layout, LayoutOptions, Placement, Rect, compute_layout};
 pub use parse::{ParseOptions, parse, parse_str};

@@ -262,6 +262,28 @@ pub fn parse_float(s: &str) -> Option<f64> {
     s[..end].parse::<f64>().ok().filter(|v| v.is_finite())
 }
 
+/// The form owner of a control (HTML §4.10.17.3): its `form` attribute's
+/// target, else the form the parser associated it with (while both are in
+/// one tree), else its nearest `<form>` ancestor.
+pub fn form_owner(doc: &Document, id: NodeId) -> Option<NodeId> {
+    let e = doc.element(id)?;
+    if let Some(form) = e.attr("form") {
+        return doc.element_by_id(form).filter(|&f| doc.element(f).is_some_and(|fe| fe.is_html(&local_name!("form"))));
+    }
+    if let Some(form) = doc.form_state().parser_owner(id)
+        && root_of(doc, form) == root_of(doc, id)
+        && doc.element(form).is_some_and(|fe| fe.is_html(&local_name!("form")))
+    {
+        return Some(form);
+    }
+    doc.ancestors(id).find(|&a| doc.element(a).is_some_and(|ae| ae.is_html(&local_name!("form"))))
+}
+
+/// The root of the tree holding `id` (the document when it is connected).
+fn root_of(doc: &Document, id: NodeId) -> NodeId {
+    doc.ancestors(id).last().unwrap_or(id)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -286,26 +308,4 @@ mod tests {
         assert_eq!(value("b"), "100");
         assert_eq!(value("c"), "15");
     }
-}
-
-/// The form owner of a control (HTML §4.10.17.3): its `form` attribute's
-/// target, else the form the parser associated it with (while both are in
-/// one tree), else its nearest `<form>` ancestor.
-pub fn form_owner(doc: &Document, id: NodeId) -> Option<NodeId> {
-    let e = doc.element(id)?;
-    if let Some(form) = e.attr("form") {
-        return doc.element_by_id(form).filter(|&f| doc.element(f).is_some_and(|fe| fe.is_html(&local_name!("form"))));
-    }
-    if let Some(form) = doc.form_state().parser_owner(id)
-        && root_of(doc, form) == root_of(doc, id)
-        && doc.element(form).is_some_and(|fe| fe.is_html(&local_name!("form")))
-    {
-        return Some(form);
-    }
-    doc.ancestors(id).find(|&a| doc.element(a).is_some_and(|ae| ae.is_html(&local_name!("form"))))
-}
-
-/// The root of the tree holding `id` (the document when it is connected).
-fn root_of(doc: &Document, id: NodeId) -> NodeId {
-    doc.ancestors(id).last().unwrap_or(id)
 }
