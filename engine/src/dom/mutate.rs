@@ -19,7 +19,10 @@
 //!   tree as it is now (a mutation that can change them drops the index, the
 //!   next lookup rebuilds it in one walk);
 //! - no element sits deeper than [`MAX_DEPTH`] and none has more than
-//!   1,000 attributes, as after parsing.
+//!   1,000 attributes, as after parsing;
+//! - a control that is inserted or removed (or whose ancestor is) loses the
+//!   form the parser associated it with, as HTML resets its form owner;
+//!   what a person typed or checked in it stays.
 //!
 //! What a mutation invalidates: every side table computed from the document
 //! before it (`Styles`, `Layout`, `Semantics`, `AxTree`); run the pipeline

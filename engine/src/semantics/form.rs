@@ -1,7 +1,9 @@
 //! Form controls as HTML defines them (§4.10): input types, values,
-//! disabledness, select options and their selectedness, label association.
-//! Shared by selector matching (`:checked`, `:disabled`, …), semantics and
-//! the server's form submission.
+//! checkedness, disabledness, select options and their selectedness, label
+//! association, form owners. Current state comes from the document's
+//! [`FormState`](crate::dom::FormState) first, the markup's defaults
+//! second. Shared by selector matching (`:checked`, `:disabled`, …),
+//! semantics and [`act`](crate::act).
 
 use html5ever::local_name;
 
