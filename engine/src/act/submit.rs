@@ -334,6 +334,11 @@ fn field_value(doc: &Document, id: NodeId, e: &Element, kind: &str) -> String {
     {
         return v.to_owned();
     }
+    // A submit input without a value sends its label, as browsers do
+    // (Chromium's "Submit"; the accessible name says the same).
+    if kind == "submit" && !e.has_attr("value") {
+        return "Submit".to_owned();
+    }
     let default = e.attr("value").unwrap_or("");
     let no_newlines = || default.replace(['\r', '\n'], "");
     match kind {

@@ -497,7 +497,8 @@ fn implicit_submission_uses_the_default_button() {
          <form id=two action=/s><input id=a name=a><input id=b name=b><input type=checkbox id=cb name=cb></form>
          <form id=three action=/s><input id=c name=c><input name=d><button id=off disabled>Go</button><button name=go>Go</button></form>
          <form id=four action=/s><input id=e name=e><input name=f><input type=submit name=go value=Go></form>
-         <form action=/s><textarea id=ta></textarea><select id=sel></select></form><input id=out>",
+         <form action=/s><textarea id=ta></textarea><select id=sel></select></form><input id=out>
+         <form action=/s><input id=g name=g><input type=submit name=go></form>",
     );
     let n = ids(&doc);
     let s = implicit_submission(&doc, n["q"]).expect("submitted");
@@ -512,6 +513,9 @@ fn implicit_submission_uses_the_default_button() {
     assert!(matches!(implicit_submission(&doc, n["ta"]), Err(ActError::NoImplicitSubmission(_))));
     assert!(matches!(implicit_submission(&doc, n["sel"]), Err(ActError::NoImplicitSubmission(_))));
     assert_eq!(implicit_submission(&doc, n["out"]), Err(ActError::NotInForm));
+    // A submit input without a value sends its label, as browsers do.
+    let s = implicit_submission(&doc, n["g"]).expect("submitted");
+    assert_eq!(s.request_url().as_str(), "https://shop.example/s?g=&go=Submit");
 }
 
 #[test]
