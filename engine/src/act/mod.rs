@@ -301,13 +301,13 @@ pub fn type_text(doc: &mut Document, node: NodeId, text: &str, append: bool) -> 
     match text_target(doc, node)? {
         TextTarget::Field(id) => type_into_field(doc, id, text, append),
         TextTarget::Editable(host) => {
-            if !append {
-                let children: Vec<NodeId> = doc.children(host).collect();
-                for c in children {
-                    doc.detach(c)?;
-                }
-            }
+            let old: Vec<NodeId> = if append { Vec::new() } else { doc.children(host).collect() };
+            // The new text goes in first: if the tree refuses it (the depth
+            // cap), the old content is still there.
             append_lines(doc, host, text)?;
+            for c in old {
+                doc.detach(c)?;
+            }
             Ok(Typed::default())
         }
     }
@@ -743,18 +743,36 @@ fn editing_host(doc: &Document, node: NodeId) -> Option<NodeId> {
     host
 }
 
-/// Appends text to an editable element, a `<br>` for each line break.
+/// Appends text to an editable element, a `<br>` for each line break; all
+/// of it or (when the tree refuses a node) none.
 fn append_lines(doc: &mut Document, host: NodeId, text: &str) -> Result<(), ActError> {
     let text = text.replace("\r\n", "\n").replace('\r', "\n");
+    let mut added = Vec::new();
+    let mut add = |doc: &mut Document, node: Result<NodeId, MutationError>| -> Result<(), MutationError> {
+        let node = node?;
+        doc.append_child(host, node)?;
+        added.push(node);
+        Ok(())
+    };
+    let mut result = Ok(());
     for (i, line) in text.split('\n').enumerate() {
         if i > 0 {
-            let br = doc.create_html_element("br", &[])?;
-            doc.append_child(host, br)?;
+            let br = doc.create_html_element("br", &[]);
+            result = add(doc, br);
         }
-        if !line.is_empty() {
-            let t = doc.create_text(line)?;
-            doc.append_child(host, t)?;
+        if result.is_ok() && !line.is_empty() {
+            let t = doc.create_text(line);
+            result = add(doc, t);
         }
+        if result.is_err() {
+            break;
+        }
+    }
+    if let Err(e) = result {
+        for n in added {
+            let _ = doc.detach(n);
+        }
+        return Err(e.into());
     }
     Ok(())
 }

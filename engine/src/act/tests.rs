@@ -585,3 +585,13 @@ fn nodes_off_the_page_are_refused() {
     // The big document is untouched by all this.
     assert!(click(&mut big, foreign).is_ok());
 }
+
+#[test]
+fn editable_content_at_the_depth_cap_keeps_its_text_when_a_line_break_cannot_go_in() {
+    let mut doc = page(&format!("{}<span contenteditable id=e>old</span>", "<div>".repeat(600)));
+    let e = id(&doc, "e");
+    assert_eq!(type_text(&mut doc, e, "a\nb", false), Err(ActError::Mutation(MutationError::TooDeep)));
+    assert_eq!(doc.text_content(e), "old");
+    type_text(&mut doc, e, "new", false).expect("typed");
+    assert_eq!(doc.text_content(e), "new");
+}
