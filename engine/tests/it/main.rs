@@ -11,6 +11,7 @@
 //! - `folding`: budgets always met (by tiktoken's count), the estimate
 //!   against tiktoken, protected and unfolded refs, modes.
 
+mod act;
 mod corpus;
 mod fixtures;
 mod folding;
