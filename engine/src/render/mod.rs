@@ -21,7 +21,7 @@ pub mod url;
 use std::fmt::Write;
 
 use crate::dom::Document;
-use crate::fold::Folded;
+use crate::fold::{Folded, Refs};
 use crate::layout::Layout;
 use crate::semantics::role::Role;
 use crate::tree::{AxTree, Item, Prefix, Segment, Widget};
@@ -62,6 +62,10 @@ pub struct Observation {
     pub header: String,
     /// The tree lines, indented.
     pub lines: Vec<String>,
+    /// The refs each line shows, in order (one entry per line of
+    /// [`Observation::lines`]; see [`crate::fold::Line::refs`]): what
+    /// [`crate::diff()`] identifies lines by.
+    pub line_refs: Vec<Refs>,
     /// The widgets the lines show (indices into [`AxTree::widgets`]), in
     /// reading order: what was folded away or cut is not among them.
     pub widgets: Vec<usize>,
@@ -83,6 +87,20 @@ impl Observation {
             out.push('\n');
         }
         out
+    }
+
+    /// The estimated o200k tokens of the whole observation (header and
+    /// indented lines), counted as the fold stage counts them.
+    pub fn tokens(&self) -> u32 {
+        let lines: u32 = self
+            .lines
+            .iter()
+            .map(|l| {
+                let text = l.trim_start_matches(' ');
+                crate::fold::tokens::line_cost(l.len() - text.len(), text)
+            })
+            .fold(0, u32::saturating_add);
+        crate::fold::tokens::line_cost(0, &self.header).saturating_add(lines)
     }
 }
 
@@ -107,6 +125,7 @@ pub fn render(doc: &Document, folded: &Folded) -> Observation {
         url,
         header: folded.header.clone(),
         lines,
+        line_refs: folded.lines.iter().map(|l| l.refs.clone()).collect(),
         widgets: folded.widgets.clone(),
         tree_truncated: folded.tree_truncated,
         marks_truncated: folded.marks_truncated,
