@@ -52,6 +52,7 @@
 //! ```
 
 pub mod diag;
+pub mod diff;
 pub mod dom;
 pub mod fold;
 pub mod layout;
@@ -63,6 +64,7 @@ pub(crate) mod text;
 pub mod tree;
 
 pub use diag::{Diagnostic, Stage};
+pub use diff::{Diff, DiffChoice, diff, diff_or_full};
 pub use dom::{Attr, Document, DocumentId, Edge, Element, MutationError, NodeData, NodeId};
 pub use fold::{FoldOptions, Folded, Mode, fold};
 pub use layout::{Layout, LayoutOptions, Placement, Rect, compute_layout};
