@@ -54,6 +54,7 @@
 pub mod diag;
 pub mod diff;
 pub mod dom;
+pub mod find;
 pub mod fold;
 pub mod layout;
 pub mod parse;
@@ -66,6 +67,7 @@ pub mod tree;
 pub use diag::{Diagnostic, Stage};
 pub use diff::{Diff, DiffChoice, diff, diff_or_full};
 pub use dom::{Attr, Document, DocumentId, Edge, Element, MutationError, NodeData, NodeId};
+pub use find::{FindError, Found, find};
 pub use fold::{FoldOptions, Folded, Mode, fold};
 pub use layout::{Layout, LayoutOptions, Placement, Rect, compute_layout};
 pub use parse::{ParseOptions, parse, parse_str};

@@ -268,7 +268,7 @@ fn write_item(out: &mut String, tree: &AxTree, item: &Item, options: &RenderOpti
     out.truncate(trimmed);
 }
 
-fn write_prefix(out: &mut String, item: &Item) {
+pub(crate) fn write_prefix(out: &mut String, item: &Item) {
     match item.prefix {
         Prefix::None => {}
         Prefix::Heading(level) => {
@@ -283,7 +283,7 @@ fn write_prefix(out: &mut String, item: &Item) {
 
 /// Page text, with anything that looks like a ref (`[12]`) escaped as
 /// `\[12]`, so that only whittle's refs read as refs.
-fn push_text(out: &mut String, text: &str) {
+pub(crate) fn push_text(out: &mut String, text: &str) {
     let bytes = text.as_bytes();
     let mut last = 0;
     for (i, &b) in bytes.iter().enumerate() {
@@ -313,7 +313,7 @@ pub fn role_word(role: Role) -> &'static str {
 }
 
 /// `[n] role "name" = "value" (options) states ⚿kind`.
-fn write_widget(out: &mut String, w: &Widget, options: &RenderOptions) {
+pub(crate) fn write_widget(out: &mut String, w: &Widget, options: &RenderOptions) {
     if let Some(r) = w.ref_id {
         let _ = write!(out, "[{r}] ");
     }
@@ -351,7 +351,7 @@ fn write_widget(out: &mut String, w: &Widget, options: &RenderOptions) {
 }
 
 /// A quoted string: `"` and `\` escaped, cut at `max` chars.
-fn quote(out: &mut String, s: &str, max: usize) {
+pub(crate) fn quote(out: &mut String, s: &str, max: usize) {
     let s = crate::text::truncate_chars(s, max);
     out.push('"');
     for c in s.chars() {

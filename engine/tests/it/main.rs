@@ -15,6 +15,7 @@
 
 mod corpus;
 mod diff;
+mod find;
 mod fixtures;
 mod folding;
 mod layout;
