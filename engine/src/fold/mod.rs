@@ -801,20 +801,23 @@ fn fold_once(
         if policy.always_text.is_some() {
             // Navigation, asides and footers wholly below the first screen
             // are one line each, their ref to expand them.
-            for v in 0..n {
-                let item = view.item[v];
+            for (v, &item) in view.item.iter().enumerate() {
                 let side = matches!(tree.items[item].head.as_slice(), [Segment::Widget(w)]
                     if matches!(tree.widgets[*w].role, Role::Navigation | Role::Complementary | Role::ContentInfo));
-                if side && reachable[v] && !st.protected[v] && below(v) && !view.children[v].is_empty() {
-                    if let Some(r) = head_ref(tree, item) {
-                        st.collapse(v, r);
-                    }
+                if side
+                    && reachable[v]
+                    && !st.protected[v]
+                    && below(v)
+                    && !view.children[v].is_empty()
+                    && let Some(r) = head_ref(tree, item)
+                {
+                    st.collapse(v, r);
                 }
             }
             for run in runs.iter_mut().filter(|r| matches!(r.kind, FoldKind::Items(_))) {
                 let members = &view.siblings(run.parent)[run.start..run.start + run.len];
                 let keep = match members.iter().position(|&v| below(v)) {
-                    Some(first_below) if run.len >= ITEMS_KEEP_BELOW + 2 => first_below.max(ITEMS_KEEP_BELOW).min(ITEMS_KEEP),
+                    Some(first_below) if run.len >= ITEMS_KEEP_BELOW + 2 => first_below.clamp(ITEMS_KEEP_BELOW, ITEMS_KEEP),
                     _ => ITEMS_KEEP,
                 };
                 if run.len >= keep + 3 {

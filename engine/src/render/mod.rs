@@ -227,7 +227,7 @@ pub fn item_line(tree: &AxTree, item: &Item, options: &RenderOptions, style: Lin
 /// out, and both: nothing.
 pub fn scroll_part(above: f32, below: f32) -> String {
     let tenths = |s: f32| if s.is_finite() { (s * 10.0).round().max(0.0) as u64 } else { 0 };
-    let show = |t: u64| if t % 10 == 0 { format!("{}", t / 10) } else { format!("{}.{}", t / 10, t % 10) };
+    let show = |t: u64| if t.is_multiple_of(10) { format!("{}", t / 10) } else { format!("{}.{}", t / 10, t % 10) };
     let (a, b) = (tenths(above), tenths(below));
     match (a, b) {
         (0, 0) => String::new(),
