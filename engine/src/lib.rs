@@ -54,6 +54,7 @@
 pub mod diag;
 pub mod diff;
 pub mod dom;
+pub mod extract;
 pub mod find;
 pub mod fold;
 pub mod layout;
@@ -67,6 +68,7 @@ pub mod tree;
 pub use diag::{Diagnostic, Stage};
 pub use diff::{Diff, DiffChoice, diff, diff_or_full};
 pub use dom::{Attr, Document, DocumentId, Edge, Element, MutationError, NodeData, NodeId};
+pub use extract::{ExtractError, ExtractKind, Extracted, extract};
 pub use find::{FindError, Found, find};
 pub use fold::{FoldOptions, Folded, Mode, fold};
 pub use layout::{Layout, LayoutOptions, Placement, Rect, compute_layout};

@@ -194,31 +194,46 @@ pub fn item_line(tree: &AxTree, item: &Item, options: &RenderOptions, style: Lin
                 write_item(&mut out, tree, item, options);
             }
         }
-        LineStyle::Read => {
-            let mut body = String::new();
-            for seg in &item.head {
-                match seg {
-                    Segment::Text(t) => push_text(&mut body, t),
-                    Segment::Widget(w) => {
-                        let w = &tree.widgets[*w];
-                        if w.role == Role::Link {
-                            push_text(&mut body, &crate::text::truncate_chars(&one_line(&w.name), options.max_name_chars));
-                        }
+        LineStyle::Read => out = read_line(tree, item, options, &|_| None),
+    }
+    out
+}
+
+/// An item's line in `read` style: text, links as their names (each
+/// followed by ` (url)` when `link_url` gives one), no refs, no other
+/// widgets.
+pub(crate) fn read_line(
+    tree: &AxTree,
+    item: &Item,
+    options: &RenderOptions,
+    link_url: &dyn Fn(&Widget) -> Option<String>,
+) -> String {
+    let mut out = String::new();
+    let mut body = String::new();
+    for seg in &item.head {
+        match seg {
+            Segment::Text(t) => push_text(&mut body, t),
+            Segment::Widget(w) => {
+                let w = &tree.widgets[*w];
+                if w.role == Role::Link {
+                    push_text(&mut body, &crate::text::truncate_chars(&one_line(&w.name), options.max_name_chars));
+                    if let Some(url) = link_url(w) {
+                        let _ = write!(body, " ({url})");
                     }
                 }
             }
-            // Widgets left out leave double spaces; a line of only a prefix
-            // says nothing.
-            // A left-out widget may leave a separator with nothing after it.
-            let body = one_line(&body);
-            let parts: Vec<&str> = body.split(" · ").map(str::trim).filter(|p| !p.is_empty() && *p != "·").collect();
-            let body = parts.join(" · ");
-            let body = body.trim_end_matches([' ', '·', '|']).to_owned();
-            if !body.is_empty() {
-                write_prefix(&mut out, item);
-                out.push_str(&body);
-            }
         }
+    }
+    // Widgets left out leave double spaces; a line of only a prefix
+    // says nothing.
+    // A left-out widget may leave a separator with nothing after it.
+    let body = one_line(&body);
+    let parts: Vec<&str> = body.split(" · ").map(str::trim).filter(|p| !p.is_empty() && *p != "·").collect();
+    let body = parts.join(" · ");
+    let body = body.trim_end_matches([' ', '·', '|']).to_owned();
+    if !body.is_empty() {
+        write_prefix(&mut out, item);
+        out.push_str(&body);
     }
     out
 }

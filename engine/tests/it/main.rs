@@ -15,6 +15,7 @@
 
 mod corpus;
 mod diff;
+mod extract;
 mod find;
 mod fixtures;
 mod folding;
