@@ -103,12 +103,16 @@ fn page_text_that_looks_like_a_ref_is_not_an_identity() {
 fn line_refs_are_the_refs_the_lines_show() {
     for name in ["demo-shop.html", "controls.html", "inline-runs.html", "aria-widgets.html"] {
         let Ok(bytes) = std::fs::read(whittle_corpus::fixtures_dir().join(name)) else { continue };
-        let s = snapshot(&bytes, &SnapshotOptions::default(), &mut RefTable::new());
+        let mut refs = RefTable::new();
+        let s = snapshot(&bytes, &SnapshotOptions::default(), &mut refs);
         let o = &s.observation;
         assert_eq!(o.lines.len(), o.line_refs.len(), "{name}");
         for (line, refs) in o.lines.iter().zip(&o.line_refs) {
             assert_eq!(shown_refs(line), refs.to_vec(), "{name}: {line}");
         }
+        // Rendering the unchanged page again changes nothing.
+        let again = snapshot_document(s.document, &SnapshotOptions::default(), &mut refs);
+        assert!(diff(&s.observation, &again.observation).is_empty(), "{name}");
     }
 }
 
