@@ -359,7 +359,8 @@ fn myers(a: &[u32], b: &[u32], max_edits: usize) -> Option<Vec<(usize, usize)>> 
         let di = d as isize;
         for k in (-di..=di).step_by(2) {
             let at = |k: isize| (k + off as isize) as usize;
-            let mut x = if k == -di || (k != di && v[at(k - 1)] < v[at(k + 1)]) { v[at(k + 1)] } else { v[at(k - 1)] + 1 };
+            let down = k == -di || (k != di && v[at(k - 1)] < v[at(k + 1)]);
+            let mut x = if down { v[at(k + 1)] } else { v[at(k - 1)] + 1 };
             let mut y = (x as isize - k) as usize;
             while x < n && y < m && a[x] == b[y] {
                 x += 1;

@@ -347,7 +347,9 @@ impl Cx<'_> {
             let cells = self.collect(row, |n| self.is_cell(n));
             let texts: Vec<String> = cells
                 .iter()
-                .map(|&c| visible_text(self.doc, self.styles, self.sem, c, self.links, MAX_CELL_CHARS).replace('|', "\\|"))
+                .map(|&c| {
+                    visible_text(self.doc, self.styles, self.sem, c, self.links, MAX_CELL_CHARS).replace('|', "\\|")
+                })
                 .collect();
             if texts.iter().all(String::is_empty) {
                 continue;
@@ -382,9 +384,13 @@ impl Cx<'_> {
         let mut stack: Vec<ItemId> = self.tree.roots.iter().rev().copied().collect();
         while let Some(id) = stack.pop() {
             let item = &self.tree.items[id];
-            let node = item.node.or(item.at).or_else(|| {
-                item.head.iter().find_map(|s| if let Segment::Widget(w) = s { Some(self.tree.widgets[*w].node) } else { None })
-            });
+            let first_widget = || {
+                item.head.iter().find_map(|s| match s {
+                    Segment::Widget(w) => Some(self.tree.widgets[*w].node),
+                    Segment::Text(_) => None,
+                })
+            };
+            let node = item.node.or(item.at).or_else(first_widget);
             if node.is_some_and(inside) {
                 out.push(id);
             } else {
@@ -499,7 +505,8 @@ impl Cx<'_> {
                     j += 1;
                 }
                 // sibs[start..j] repeats with period p.
-                let heading = (0..p).find(|&o| matches!(items[sibs[start + o]].prefix, Prefix::Heading(_))).unwrap_or(0);
+                let heading =
+                    (0..p).find(|&o| matches!(items[sibs[start + o]].prefix, Prefix::Heading(_))).unwrap_or(0);
                 let from = start + heading;
                 let count = (j - from) / p;
                 if count >= MIN_LIST_RUN && count > best.len() && !(from..from + p).all(|i| text[i]) {
@@ -575,9 +582,10 @@ impl Cx<'_> {
 
     fn text(&self, scope: Option<NodeId>) -> Result<Rows, ExtractError> {
         let expand = match scope {
-            Some(s) => Some(
-                self.tree.widgets.iter().find(|w| w.node == s).and_then(|w| w.ref_id).ok_or(ExtractError::ScopeWithoutRef)?,
-            ),
+            Some(s) => {
+                let r = self.tree.widgets.iter().find(|w| w.node == s).and_then(|w| w.ref_id);
+                Some(r.ok_or(ExtractError::ScopeWithoutRef)?)
+            }
             None => None,
         };
         let layout = Layout::unknown(self.styles.viewport());

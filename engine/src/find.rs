@@ -169,7 +169,8 @@ pub fn find(
         let mut head = summary(0, &shown);
         if !others.is_empty() {
             let n = others.len();
-            let _ = write!(head, "; {n} {} with {} under other roles:", plural(n, "line", "lines"), quoted(&words.join(" ")));
+            let lines = plural(n, "line", "lines");
+            let _ = write!(head, "; {n} {lines} with {} under other roles:", quoted(&words.join(" ")));
         }
         let mut found = listing(tree, &others, head, limit, &options, Some(&words[0]));
         found.matches = 0;
@@ -420,7 +421,8 @@ fn listing(
         let ctx = hit.context.line(tree, hit.item);
         if ctx != last {
             if let Some(c) = ctx {
-                let _ = writeln!(text, "@ {}", render::item_line(tree, &tree.items[c], options, render::LineStyle::Full));
+                let line = render::item_line(tree, &tree.items[c], options, render::LineStyle::Full);
+                let _ = writeln!(text, "@ {line}");
             }
             last = ctx;
         }
@@ -550,7 +552,10 @@ fn element_line(doc: &Document, styles: &Styles, sem: &Semantics, refs: &HashMap
     let field = e.is_html(&local_name!("input")) || e.is_html(&local_name!("textarea"));
     for name in LISTED_ATTRS {
         let Some(v) = e.attr(name) else { continue };
-        if name == "value" && field && (sem.ax_node(doc, styles, id).sensitive.is_some() || e.attr("type") == Some("password")) {
+        if name == "value"
+            && field
+            && (e.attr("type") == Some("password") || sem.ax_node(doc, styles, id).sensitive.is_some())
+        {
             continue;
         }
         let _ = write!(out, " {name}=");
@@ -613,7 +618,8 @@ pub(crate) fn visible_text(
                 match &doc.node(n).data {
                     NodeData::Text(t) if styles.hidden(n).is_none() => crate::text::push_collapsed(&mut out, t),
                     NodeData::Element(e) => {
-                        if n != id && !styles.get(n).display.is_inline_level() && !out.ends_with(' ') && !out.is_empty() {
+                        let block = !styles.get(n).display.is_inline_level();
+                        if n != id && block && !out.ends_with(' ') && !out.is_empty() {
                             out.push(' ');
                         }
                         if e.is_html(&local_name!("br")) && !out.ends_with(' ') {

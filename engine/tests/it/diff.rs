@@ -70,7 +70,9 @@ fn header_changes_and_new_top_level_lines_need_no_context() {
     doc.append_child(ok, label).expect("label");
     doc.append_child(form, ok).expect("button in");
     doc.append_child(body, form).expect("form in");
-    let title = doc.descendants(whittle_engine::NodeId::DOCUMENT).find(|&n| doc.element(n).is_some_and(|e| &**e.local_name() == "title"));
+    let title = doc
+        .descendants(whittle_engine::NodeId::DOCUMENT)
+        .find(|&n| doc.element(n).is_some_and(|e| &**e.local_name() == "title"));
     let title_text = title.and_then(|t| doc.first_child(t)).expect("title text");
     doc.set_text(title_text, "Cart (1)").expect("set title");
     let after = snapshot_document(doc, &options, &mut refs);
@@ -185,7 +187,8 @@ fn ten_thousand_lines_rewritten_diff_without_blowing_up() {
     // Reversed but equal: the keyed alignment keeps one line, the rest moves.
     let reversed: Vec<(String, Refs)> = old.iter().rev().cloned().collect();
     let d = diff(&observation("", &old), &observation("", &reversed));
-    assert_eq!(apply(&old.iter().map(|l| l.0.clone()).collect::<Vec<_>>(), &d), reversed.iter().map(|l| l.0.clone()).collect::<Vec<_>>());
+    let texts = |ls: &[(String, Refs)]| ls.iter().map(|l| l.0.clone()).collect::<Vec<_>>();
+    assert_eq!(apply(&texts(&old), &d), texts(&reversed));
 }
 
 /// Applies a diff's edits to the old lines.
@@ -274,7 +277,9 @@ proptest! {
                     lines.insert(i % (n + 1), (d, words[usize::from(w)].to_owned(), r));
                 }
                 LineEdit::Delete(i) if n > 0 => { lines.remove(i % n); }
-                LineEdit::Retext(i, w) if n > 0 => lines[i % n].1 = format!("{} {}", lines[i % n].1, words[usize::from(w)]),
+                LineEdit::Retext(i, w) if n > 0 => {
+                    lines[i % n].1 = format!("{} {}", lines[i % n].1, words[usize::from(w)]);
+                }
                 LineEdit::Redepth(i, d) if n > 0 => lines[i % n].0 = d,
                 _ => {}
             }

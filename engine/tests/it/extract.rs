@@ -17,7 +17,8 @@ const PLANS: &str = r#"<title>Plans</title>
 <tr><td><a href="/basic">Basic</a></td><td>$10</td><td>1</td></tr>
 <tr><td>Team | Pro</td><td>$50</td><td>10</td></tr>
 <tr style="display:none"><td>Secret</td><td>$0</td><td>0</td></tr>
-<tr><td>Enterprise <table><tr><td>nested</td><td>info</td></tr></table></td><td>Call</td><td><span hidden>x</span>many</td></tr>
+<tr><td>Enterprise <table><tr><td>nested</td><td>info</td></tr></table></td><td>Call</td>
+  <td><span hidden>x</span>many</td></tr>
 </tbody></table>
 <p>Small print with <a href="/terms">terms</a>.</p>
 </main>"#;
@@ -61,7 +62,9 @@ fn text(s: &Snapshot, kind: ExtractKind, links: bool) -> String {
 fn element(s: &Snapshot, tag: &str, href: Option<&str>) -> NodeId {
     let doc = &s.document;
     doc.descendants(NodeId::DOCUMENT)
-        .find(|&n| doc.element(n).is_some_and(|e| &**e.local_name() == tag && (href.is_none() || e.attr("href") == href)))
+        .find(|&n| {
+            doc.element(n).is_some_and(|e| &**e.local_name() == tag && (href.is_none() || e.attr("href") == href))
+        })
         .unwrap_or_else(|| panic!("no {tag} {href:?}"))
 }
 
@@ -133,7 +136,8 @@ fn pages(s: &Snapshot, kind: ExtractKind, budget: u32, header: &str) -> Vec<Stri
             Some(next) => {
                 let more = format!("… +{} more (extract offset:{next})", out.items_total - next);
                 assert_eq!(body.last().copied(), Some(more.as_str()));
-                assert!(lines[0].ends_with(&format!("s {}–{next} of {}", offset + 1, out.items_total)), "{}", lines[0]);
+                let span = format!("s {}–{next} of {}", offset + 1, out.items_total);
+                assert!(lines[0].ends_with(&span), "{}", lines[0]);
                 rows.extend(body[..body.len() - 1].iter().map(|l| (*l).to_owned()));
                 assert!(next > offset);
                 offset = next;
@@ -176,7 +180,8 @@ fn cards_without_a_line_of_their_own_are_rows_too() {
     let s = page(CARDS);
     assert_eq!(
         text(&s, ExtractKind::List, false),
-        "main · 4 items\nLamp · $12 · [1] link \"View\"\nMug · $5 · [2] link \"View\"\nTent · $200 · [3] link \"View\"\n\
+        "main · 4 items\nLamp · $12 · [1] link \"View\"\nMug · $5 · [2] link \"View\"\n\
+         Tent · $200 · [3] link \"View\"\n\
          Rope · $9 · [4] link \"View\"\n"
     );
     let s = page(ARTICLE);
@@ -201,7 +206,9 @@ fn the_main_text_as_read_mode_chooses_it() {
     let ul = element(&s, "ul", None);
     assert_eq!(
         run(&s, ExtractKind::Text, Some(ul), 0, false, 2_000).map(|e| e.text),
-        Ok("[1] list \"Products\" · 4 paragraphs\n- Widget 1 $1.50\n- Widget 2 $2.50\n- Widget 3 $3.50\n- Widget 4 $4.50\n".to_owned())
+        Ok("[1] list \"Products\" · 4 paragraphs\n- Widget 1 $1.50\n- Widget 2 $2.50\n- Widget 3 $3.50\n\
+            - Widget 4 $4.50\n"
+            .to_owned())
     );
 }
 
@@ -225,5 +232,6 @@ fn hidden_rows_and_links_are_never_extracted() {
         "[1] list · 3 items\n[2] link \"A\" (https://shop.example/a)\n[3] link \"B\" (https://shop.example/b)\n\
          [4] link \"C\" (https://shop.example/c)\n"
     );
-    assert!(!text(&s, ExtractKind::Links, false).contains("idden") && !text(&s, ExtractKind::Links, false).contains("Invisible"));
+    let links = text(&s, ExtractKind::Links, false);
+    assert!(!links.contains("Hidden") && !links.contains("Invisible"), "{links}");
 }

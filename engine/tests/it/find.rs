@@ -66,9 +66,15 @@ fn role_queries_list_lines_under_their_context() {
     );
     assert_eq!((found.matches, found.listed, found.hidden), (3, 3, 0));
     // Case does not matter, words may come in any order.
-    assert_eq!(text(&s, "role:BUTTON Later PAY"), "1 match for role:button \"later pay\"\n@ [3] form \"Checkout\"\n[6] button \"Pay later\"\n");
+    assert_eq!(
+        text(&s, "role:BUTTON Later PAY"),
+        "1 match for role:button \"later pay\"\n@ [3] form \"Checkout\"\n[6] button \"Pay later\"\n"
+    );
     // Values match too.
-    assert_eq!(text(&s, "role:textbox jane"), "1 match for role:textbox \"jane\"\n@ [3] form \"Checkout\"\n[4] textbox \"Full name\" = \"Jane Roe\"\n");
+    assert_eq!(
+        text(&s, "role:textbox jane"),
+        "1 match for role:textbox \"jane\"\n@ [3] form \"Checkout\"\n[4] textbox \"Full name\" = \"Jane Roe\"\n"
+    );
 }
 
 #[test]
@@ -79,7 +85,10 @@ fn headings_and_landmarks_are_roles_too() {
     assert_eq!(text(&s, "role:h2"), "1 match for role:h2\n@ main\nh2 Gift cards\n");
     // The observation's word or the ARIA role.
     assert_eq!(text(&s, "role:nav"), "1 match for role:nav\n@ header\nnav \"Primary\"\n");
-    assert_eq!(text(&s, "role:navigation primary"), "1 match for role:navigation \"primary\"\n@ header\nnav \"Primary\"\n");
+    assert_eq!(
+        text(&s, "role:navigation primary"),
+        "1 match for role:navigation \"primary\"\n@ header\nnav \"Primary\"\n"
+    );
     // Inside a container without a ref, the heading before it places it.
     assert_eq!(text(&s, "role:form"), "1 match for role:form\n@ h1 Checkout\n[3] form \"Checkout\"\n");
 }
@@ -98,7 +107,8 @@ fn near_misses_say_what_is_close() {
     );
     assert_eq!(
         text(&s, "gift pay"),
-        "no match for \"gift pay\"; 1 line with all its words:\n@ h2 Gift cards\nPay with a gift card: [8] button \"Pay with gift card\"\n"
+        "no match for \"gift pay\"; 1 line with all its words:\n@ h2 Gift cards\n\
+         Pay with a gift card: [8] button \"Pay with gift card\"\n"
     );
     assert_eq!(run(&s, "gift pay", 20).matches, 0);
 }
@@ -106,10 +116,16 @@ fn near_misses_say_what_is_close() {
 #[test]
 fn plain_text_finds_phrases_in_text_and_names() {
     let s = snap(CHECKOUT);
-    assert_eq!(text(&s, "pay  WITH"), "1 match for \"pay WITH\"\n@ h2 Gift cards\nPay with a gift card: [8] button \"Pay with gift card\"\n");
+    assert_eq!(
+        text(&s, "pay  WITH"),
+        "1 match for \"pay WITH\"\n@ h2 Gift cards\nPay with a gift card: [8] button \"Pay with gift card\"\n"
+    );
     assert_eq!(text(&s, "call us"), "1 match for \"call us\"\n@ h2 Gift cards\nQuestions? Call us.\n");
     // A link's name is matched like text.
-    assert_eq!(text(&s, "payments"), "1 match for \"payments\"\n@ nav \"Primary\"\n[1] link \"Home\" [2] link \"Payments\"\n");
+    assert_eq!(
+        text(&s, "payments"),
+        "1 match for \"payments\"\n@ nav \"Primary\"\n[1] link \"Home\" [2] link \"Payments\"\n"
+    );
 }
 
 #[test]
@@ -147,7 +163,8 @@ fn css_lists_attributes_and_refs() {
     );
     assert_eq!(
         text(&s, "css:#card"),
-        "1 match for css:#card\ndiv#card.product.pod data-sku=\"A1\" data-price=\"1.50\" data-x=\"1\" · \"★★★★★ Lamp Add\" · inside: [1] [2]\n"
+        "1 match for css:#card\ndiv#card.product.pod data-sku=\"A1\" data-price=\"1.50\" data-x=\"1\" \
+         · \"★★★★★ Lamp Add\" · inside: [1] [2]\n"
     );
     // A password's value never leaves the machine.
     assert_eq!(text(&s, "css:input"), "1 match for css:input\n[3] input type=\"password\" name=\"pw\"\n");
@@ -169,7 +186,9 @@ fn css_that_does_not_parse_is_an_error_naming_it() {
 pub(crate) fn products(n: usize) -> String {
     let mut html = String::from("<title>Shop</title><main><h1>Products</h1><ul aria-label=Products>");
     for i in 1..=n {
-        html.push_str(&format!("<li><a href=\"/p/{i}\">Widget {i}</a> <span>${i}.50</span> <button>Add to cart</button></li>"));
+        html.push_str(&format!(
+            "<li><a href=\"/p/{i}\">Widget {i}</a> <span>${i}.50</span> <button>Add to cart</button></li>"
+        ));
     }
     html.push_str("</ul></main>");
     html
@@ -191,9 +210,14 @@ fn what_folding_hid_is_found() {
     assert_eq!((found.matches, found.listed), (25, 3));
     assert_eq!(
         text(&s, "widget 25"),
-        "1 match for \"widget 25\"\n@ [1] list \"Products\"\n- [50] link \"Widget 25\" $25.50 [51] button \"Add to cart\"\n"
+        "1 match for \"widget 25\"\n@ [1] list \"Products\"\n\
+         - [50] link \"Widget 25\" $25.50 [51] button \"Add to cart\"\n"
     );
-    assert_eq!(text(&s, "role:link 24"), "1 match for role:link \"24\"\n@ [1] list \"Products\"\n- [48] link \"Widget 24\" $24.50 [49] button \"Add to cart\"\n");
+    assert_eq!(
+        text(&s, "role:link 24"),
+        "1 match for role:link \"24\"\n@ [1] list \"Products\"\n\
+         - [48] link \"Widget 24\" $24.50 [49] button \"Add to cart\"\n"
+    );
 }
 
 #[test]
