@@ -74,7 +74,10 @@
 
 pub mod act;
 pub mod diag;
+pub mod diff;
 pub mod dom;
+pub mod extract;
+pub mod find;
 pub mod fold;
 pub mod layout;
 pub mod parse;
@@ -89,7 +92,10 @@ pub use act::{
     click, close_dialog, implicit_submission, reset, select, set_checked, submit, type_text,
 };
 pub use diag::{Diagnostic, Stage};
+pub use diff::{Diff, DiffChoice, diff, diff_or_full};
 pub use dom::{Attr, ChosenFile, Document, DocumentId, Edge, Element, FormState, MutationError, NodeData, NodeId};
+pub use extract::{ExtractError, ExtractKind, Extracted, extract};
+pub use find::{FindError, Found, find};
 pub use fold::{FoldOptions, Folded, Mode, fold};
 pub use layout::{Layout, LayoutOptions, Placement, Rect, compute_layout};
 pub use parse::{ParseOptions, parse, parse_str};
