@@ -2,13 +2,11 @@
 //! themselves: redirects, cookies, methods, limits, timeouts, bombs, hop
 //! checks and stylesheets. Each test takes well under a few seconds.
 
-mod server;
-
 use std::io::Write;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use server::{Reply, Server};
+use crate::server::{Reply, Server};
 use whittle::fetch::{FetchError, Fetcher, HopCheck, Limits, Method, Request, Response, parse_url};
 
 fn fetcher(limits: Limits) -> Fetcher {
