@@ -186,7 +186,7 @@ fn schema_of<T: schemars::JsonSchema>() -> Map<String, Value> {
     });
     let schema = settings.into_generator().into_root_schema_for::<T>();
     let mut value = schema.to_value();
-    strip(&mut value, true);
+    strip(&mut value, SchemaFor::Input);
     // The tool's description says what the arguments are for.
     if let Value::Object(map) = &mut value {
         map.remove("description");
@@ -207,20 +207,31 @@ fn output_schema() -> Map<String, Value> {
     });
     let schema = settings.into_generator().into_root_schema_for::<whittle_engine::Envelope>();
     let mut value = schema.to_value();
-    strip(&mut value, false);
+    strip(&mut value, SchemaFor::Output);
     match value {
         Value::Object(map) => map,
         _ => Map::new(),
     }
 }
 
+/// Which schema [`strip`] shapes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum SchemaFor {
+    /// Arguments: descriptions stay (the model reads them); optional
+    /// arguments are written as their type alone (`["string", "null"]` →
+    /// `"string"`, `anyOf: [X, null]` → X), since `required` already says
+    /// what may be left out.
+    Input,
+    /// The envelope: no descriptions (PROTOCOL §4 documents it; the schema
+    /// is for validation), and `null` stays where the envelope sends it.
+    Output,
+}
+
 /// Shapes a generated schema for the tool list, which a model pays for
-/// in tokens: drops `$schema`, `title`, `format` and `minimum` keywords
-/// (and `description` unless `keep_descriptions`) and writes optional
-/// values as their type alone (`["string", "null"]` → `"string"`,
-/// `anyOf: [X, null]` → X): optional is what `required` already says.
-/// Keys of `properties` maps are argument names and stay. Iterative.
-fn strip(value: &mut Value, keep_descriptions: bool) {
+/// in tokens: drops `$schema`, `title`, `format` and `minimum` keywords,
+/// and more per [`SchemaFor`]. Keys of `properties` maps are names and
+/// stay. Iterative.
+fn strip(value: &mut Value, schema_for: SchemaFor) {
     // (a schema, or a `properties` map of name → schema)
     let mut stack: Vec<(&mut Value, bool)> = vec![(value, false)];
     while let Some((v, is_properties)) = stack.pop() {
@@ -239,36 +250,43 @@ fn strip(value: &mut Value, keep_descriptions: bool) {
         for key in ["$schema", "title", "format", "minimum"] {
             map.remove(key);
         }
-        if !keep_descriptions {
-            map.remove("description");
-        }
-        if let Some(Value::Array(values)) = map.get_mut("enum") {
-            values.retain(|v| !v.is_null());
-        }
         if map.get("additionalProperties") == Some(&Value::Bool(true)) {
             map.remove("additionalProperties");
         }
-        if let Some(Value::Array(types)) = map.get_mut("type") {
-            types.retain(|t| t != "null");
-            if types.len() == 1 {
-                let only = types.remove(0);
-                map.insert("type".into(), only);
+        match schema_for {
+            SchemaFor::Output => {
+                map.remove("description");
             }
-        }
-        if let Some(Value::Array(any)) = map.get("anyOf")
-            && any.len() == 2
-            && let Some(i) = any.iter().position(|s| s.get("type") == Some(&Value::from("null")))
-        {
-            let other = any[1 - i].clone();
-            map.remove("anyOf");
-            if let Value::Object(inner) = other {
-                for (k, val) in inner {
-                    map.entry(k).or_insert(val);
-                }
-            }
+            SchemaFor::Input => without_null(map),
         }
         for (key, child) in map.iter_mut() {
             stack.push((child, key == "properties"));
+        }
+    }
+}
+
+/// An optional argument's schema as its type alone.
+fn without_null(map: &mut Map<String, Value>) {
+    if let Some(Value::Array(values)) = map.get_mut("enum") {
+        values.retain(|v| !v.is_null());
+    }
+    if let Some(Value::Array(types)) = map.get_mut("type") {
+        types.retain(|t| t != "null");
+        if types.len() == 1 {
+            let only = types.remove(0);
+            map.insert("type".into(), only);
+        }
+    }
+    if let Some(Value::Array(any)) = map.get("anyOf")
+        && any.len() == 2
+        && let Some(i) = any.iter().position(|s| s.get("type") == Some(&Value::from("null")))
+    {
+        let other = any[1 - i].clone();
+        map.remove("anyOf");
+        if let Value::Object(inner) = other {
+            for (k, val) in inner {
+                map.entry(k).or_insert(val);
+            }
         }
     }
 }
@@ -377,6 +395,8 @@ mod tests {
         assert!(tokens <= 1_200, "{tokens} tokens: {text}");
         let out = serde_json::to_string(&*tools[0].output_schema.clone().expect("output schema")).expect("json");
         assert!(out.contains("\"title\""), "page_content.title is in the output schema: {out}");
+        // Error envelopes send null for what they do not know.
+        assert!(out.contains(r#""origin":{"type":["string","null"]}"#), "{out}");
     }
 
     #[test]

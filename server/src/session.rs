@@ -74,6 +74,9 @@ struct Tab {
     id: u32,
     page: Box<dyn Page>,
     seen: VecDeque<Seen>,
+    /// The default view at a page generation: what an action's diff starts
+    /// from when nothing changed since.
+    baseline: Option<(u64, Observation)>,
 }
 
 /// The tabs of one client.
@@ -178,7 +181,7 @@ impl Session {
             return Err(BrowseError::new("too_many_tabs", format!("a session keeps at most {MAX_TABS} tabs: close one first")));
         }
         let page = self.backend.open_page(&self.context).await?;
-        self.tabs.push(Tab { id: self.next_tab, page, seen: VecDeque::new() });
+        self.tabs.push(Tab { id: self.next_tab, page, seen: VecDeque::new(), baseline: None });
         self.next_tab += 1;
         Ok(self.tabs.len() - 1)
     }
@@ -219,7 +222,22 @@ impl Session {
         let mut envelope = Envelope::observation(ids, engine, &analysis.layout, &obs, &analysis.tree, origin);
         envelope.server.notices.append(&mut notices);
         remember(tab, &envelope);
+        if *options == FoldOptions::default() {
+            tab.baseline = Some((tab.page.generation(), obs.clone()));
+        }
         Ok((obs, envelope))
+    }
+
+    /// The active tab's default view, from the baseline when the page has
+    /// not changed since it was rendered.
+    async fn default_view(&mut self) -> Result<Observation, Fail> {
+        let tab = &self.tabs[self.active];
+        if let Some((generation, obs)) = &tab.baseline
+            && *generation == tab.page.generation()
+        {
+            return Ok(obs.clone());
+        }
+        Ok(self.view("act", &FoldOptions::default()).await?.0)
     }
 
     // ---- navigate ---------------------------------------------------------
@@ -260,7 +278,7 @@ impl Session {
         for s in &steps {
             check_step(s)?;
         }
-        let before = self.view("act", &FoldOptions::default()).await?.0;
+        let before = self.default_view().await?;
         let start_tab = self.active;
         let mut lines: Vec<String> = Vec::new();
         let mut arrival: Option<Arrival> = None;
@@ -312,7 +330,9 @@ impl Session {
             // PROTOCOL §2: the diff, unless it would cost more than 75% of
             // the whole view.
             let diff = whittle_engine::diff::diff(&before, &after);
-            if f64::from(diff.tokens()) <= DIFF_SHARE * f64::from(after.tokens()) {
+            if diff.is_empty() && failure.is_some() {
+                // The ✗ line says it all.
+            } else if f64::from(diff.tokens()) <= DIFF_SHARE * f64::from(after.tokens()) {
                 text.push_str(&diff.text());
             } else {
                 text.push_str(&with_notices(&after.text(), &envelope));

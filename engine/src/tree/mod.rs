@@ -124,6 +124,19 @@ pub struct AxTree {
 }
 
 impl AxTree {
+    /// Recomputes the value, states and options of the widgets standing for
+    /// `nodes` after a change of form values only (typing, clearing): the
+    /// rest of the tree is what a rebuild would give, so a caller that
+    /// knows nothing else changed skips the rebuild. O(widgets).
+    pub fn refresh_values(&mut self, doc: &Document, styles: &Styles, sem: &Semantics, nodes: &[NodeId]) {
+        for w in self.widgets.iter_mut().filter(|w| nodes.contains(&w.node)) {
+            let ax = sem.ax_node(doc, styles, w.node);
+            w.value = ax.value;
+            w.states = ax.states;
+            w.options = ax.options;
+        }
+    }
+
     /// The widgets that have refs, in ref order.
     pub fn referenced(&self) -> impl Iterator<Item = &Widget> {
         let mut list: Vec<&Widget> = self.widgets.iter().filter(|w| w.ref_id.is_some()).collect();

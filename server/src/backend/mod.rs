@@ -170,4 +170,9 @@ pub trait Page: Send + fmt::Debug {
 
     /// The document whose refs this page's observations show.
     fn document_id(&self) -> Option<whittle_engine::DocumentId>;
+
+    /// A number that changes whenever the page may look different
+    /// (navigation, an action, a scroll): an observation rendered at one
+    /// generation holds until it changes.
+    fn generation(&self) -> u64;
 }

@@ -65,8 +65,9 @@ struct Current {
 enum State {
     /// Parsed or changed; cascade, layout and semantics are to be run.
     Dirty(Box<Document>),
-    /// Analysed; `tree_stale` when only form values changed since.
-    Analysed { analysis: Box<Analysis>, tree_stale: bool },
+    /// Analysed; `values_changed` lists the fields whose value alone
+    /// changed since (their widgets are refreshed, nothing is rebuilt).
+    Analysed { analysis: Box<Analysis>, values_changed: Vec<NodeId> },
     /// Between the two (only while a method runs).
     Taken,
 }
@@ -79,12 +80,13 @@ pub struct StaticPage {
     history: Vec<Entry>,
     index: usize,
     current: Option<Current>,
+    generation: u64,
 }
 
 impl StaticPage {
     /// An empty tab.
     pub fn new(fetcher: Fetcher, viewport: Viewport) -> StaticPage {
-        StaticPage { fetcher, viewport, history: Vec::new(), index: 0, current: None }
+        StaticPage { fetcher, viewport, history: Vec::new(), index: 0, current: None, generation: 0 }
     }
 
     fn current(&mut self) -> Result<&mut Current, BrowseError> {
@@ -111,6 +113,7 @@ impl StaticPage {
         if !problems.is_empty() {
             notices.push(format!("{} stylesheet(s) could not be loaded", problems.len()));
         }
+        self.generation += 1;
         let url = response.url.clone();
         let again = match response.method {
             fetch::Method::Get => fetch::Request { method: fetch::Method::Get, url: url.clone(), body: None, ..again },
@@ -155,15 +158,20 @@ impl StaticPage {
         Ok(arrival)
     }
 
-    /// The document, for changing it: its analysis is dropped (values-only
-    /// changes keep it and rebuild only the tree: `values_only`).
-    fn document_mut(&mut self, values_only: bool) -> Result<&mut Document, BrowseError> {
+    /// The document, for changing it: its analysis is dropped, unless
+    /// only the value of `values_of` changes (typing, clearing): then the
+    /// analysis stays and that field's widget is refreshed.
+    fn document_mut(&mut self, values_of: Option<NodeId>) -> Result<&mut Document, BrowseError> {
+        self.generation += 1;
         let current = self.current()?;
         let state = std::mem::replace(&mut current.state, State::Taken);
-        current.state = match state {
-            State::Analysed { analysis, .. } if values_only => State::Analysed { analysis, tree_stale: true },
-            State::Analysed { analysis, .. } => State::Dirty(Box::new(analysis.document)),
-            other => other,
+        current.state = match (state, values_of) {
+            (State::Analysed { analysis, mut values_changed }, Some(node)) => {
+                values_changed.push(node);
+                State::Analysed { analysis, values_changed }
+            }
+            (State::Analysed { analysis, .. }, None) => State::Dirty(Box::new(analysis.document)),
+            (other, _) => other,
         };
         match &mut current.state {
             State::Dirty(doc) => Ok(doc),
@@ -209,7 +217,7 @@ impl StaticPage {
         let referrer = Some(current.url.clone());
         let request = match submission.method {
             Method::Dialog => {
-                act::close_dialog(self.document_mut(false)?, &submission).map_err(refused)?;
+                act::close_dialog(self.document_mut(None)?, &submission).map_err(refused)?;
                 return Ok(Effect::Changed);
             }
             Method::Get => fetch::Request { referrer, ..fetch::Request::get(submission.request_url()) },
@@ -251,6 +259,10 @@ impl Page for StaticPage {
         self.document().map(Document::id)
     }
 
+    fn generation(&self) -> u64 {
+        self.generation
+    }
+
     async fn navigate(&mut self, to: Navigation, confirm: bool) -> Result<Arrival, BrowseError> {
         match to {
             Navigation::To(url) => self.go(fetch::Request::get(url)).await,
@@ -277,12 +289,13 @@ impl Page for StaticPage {
                 let layout = compute_layout(&document, &styles, &LayoutOptions { scroll_y });
                 let semantics = compute_semantics(&document, &styles);
                 let tree = build_tree(&document, &styles, &semantics, refs);
-                State::Analysed { analysis: Box::new(Analysis { document, styles, layout, semantics, tree }), tree_stale: false }
+                let analysis = Box::new(Analysis { document, styles, layout, semantics, tree });
+                State::Analysed { analysis, values_changed: Vec::new() }
             }
-            State::Analysed { mut analysis, tree_stale: true } => {
+            State::Analysed { mut analysis, values_changed } if !values_changed.is_empty() => {
                 let a = &mut *analysis;
-                a.tree = build_tree(&a.document, &a.styles, &a.semantics, refs);
-                State::Analysed { analysis, tree_stale: false }
+                a.tree.refresh_values(&a.document, &a.styles, &a.semantics, &values_changed);
+                State::Analysed { analysis, values_changed: Vec::new() }
             }
             other => other,
         });
@@ -299,7 +312,10 @@ impl Page for StaticPage {
         match a.action {
             Do::Type | Do::Clear => {
                 let node = need(target)?;
-                let doc = self.document_mut(true)?;
+                // A field's value lives in the form state: nothing but its
+                // widget changes. Editable elements change the DOM itself.
+                let is_field = self.document().and_then(|d| d.element(node)).is_some_and(|e| is_html(e, "input") || is_html(e, "textarea"));
+                let doc = self.document_mut(if is_field { Some(node) } else { None })?;
                 let result = match a.action {
                     Do::Type => act::type_text(doc, node, a.text.unwrap_or(""), false).map(|_| ()),
                     _ => act::clear(doc, node),
@@ -311,17 +327,17 @@ impl Page for StaticPage {
             Do::Select => {
                 let node = need(target)?;
                 let choices: Vec<&str> = a.values.iter().map(String::as_str).collect();
-                act::select(self.document_mut(false)?, node, &choices).map_err(refused)?;
+                act::select(self.document_mut(None)?, node, &choices).map_err(refused)?;
                 Ok(Effect::Changed)
             }
             Do::Check | Do::Uncheck => {
                 let node = need(target)?;
-                act::set_checked(self.document_mut(false)?, node, a.action == Do::Check).map_err(refused)?;
+                act::set_checked(self.document_mut(None)?, node, a.action == Do::Check).map_err(refused)?;
                 Ok(Effect::Changed)
             }
             Do::Click => {
                 let node = need(target)?;
-                let click = act::click(self.document_mut(false)?, node).map_err(refused)?;
+                let click = act::click(self.document_mut(None)?, node).map_err(refused)?;
                 if let Click::Focus(field) = click {
                     self.current()?.focus = Some(field);
                 } else {
@@ -362,7 +378,7 @@ impl Page for StaticPage {
                     return self.submit(submission).await;
                 }
                 // Enter on a link or button activates it.
-                let click = act::click(self.document_mut(false)?, node).map_err(refused)?;
+                let click = act::click(self.document_mut(None)?, node).map_err(refused)?;
                 self.follow(click).await
             }
             Do::Scroll => {
@@ -382,7 +398,7 @@ impl Page for StaticPage {
                     None => current.scroll_y + screens as f32 * height,
                 };
                 current.scroll_y = wanted.clamp(0.0, (doc_height - height).max(0.0));
-                self.document_mut(false)?;
+                self.document_mut(None)?;
                 Ok(Effect::Changed)
             }
             Do::Upload => {
@@ -398,7 +414,7 @@ impl Page for StaticPage {
                     chosen.push(ChosenFile { name, content_type: String::new() });
                     paths.push(p);
                 }
-                act::choose_files(self.document_mut(false)?, node, chosen).map_err(refused)?;
+                act::choose_files(self.document_mut(None)?, node, chosen).map_err(refused)?;
                 self.current()?.files.insert(node, paths);
                 Ok(Effect::Changed)
             }
