@@ -65,6 +65,7 @@ except ImportError:
 
 CALL_TIMEOUT = 120.0  # seconds for one tool call (a never-ending body may take the server's whole timeout)
 SCENARIO_TIMEOUT = 300.0
+NAV_TIMEOUT = 5  # seconds, given to the server as --nav-timeout when it has the option
 BAD_REF = 999_999
 FOLD_RE = re.compile(r"… \+(\d+) more items \(observe ref (\d+)\)")
 PRODUCT_NAMES = [p["name"] for p in PRODUCTS]
@@ -930,6 +931,10 @@ def detect_options(opts: Options) -> None:
         opts.features = ""
         print(f"note: `whittle serve --help` failed: {e}")
     opts.search_url = "--search-url" in opts.features
+    if "--nav-timeout" in opts.features:
+        # The never-ending body then costs seconds, not the default timeout.
+        opts.mcp_args += ["--nav-timeout", str(NAV_TIMEOUT)]
+        opts.serve_args += ["--nav-timeout", str(NAV_TIMEOUT)]
 
 
 async def main_async(opts: Options) -> int:
