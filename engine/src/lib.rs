@@ -50,9 +50,34 @@
 //! let snap = snapshot_document(doc, &options, &mut refs);
 //! assert_eq!(snap.observation.text(), "#\n[3] button \"New\" [2] link \"B\"\n");
 //! ```
+//!
+//! Acting on a page between snapshots is [`act`]'s: typing, checking,
+//! choosing options and files change the document's form state; clicks
+//! and Enter give what to fetch ([`Click::Navigate`], a [`Submission`] with
+//! its exact request):
+//!
+//! ```
+//! use whittle_engine::{snapshot, snapshot_document, type_text, implicit_submission, RefTable, SnapshotOptions};
+//! let mut options = SnapshotOptions::default();
+//! options.parse.url = url::Url::parse("https://shop.example/").ok();
+//! let mut refs = RefTable::new();
+//! let snap = snapshot(br#"<form action=/search><input name=q aria-label=Search></form>"#, &options, &mut refs);
+//! assert_eq!(snap.observation.text(), "# shop.example\n[1] textbox \"Search\"\n");
+//! let (_, field) = refs.resolve(1).unwrap();
+//! let mut doc = snap.document;
+//! type_text(&mut doc, field, "desk lamp", false).unwrap();
+//! let sent = implicit_submission(&doc, field).unwrap();
+//! assert_eq!(sent.request_url().as_str(), "https://shop.example/search?q=desk+lamp");
+//! let snap = snapshot_document(doc, &options, &mut refs);
+//! assert_eq!(snap.observation.text(), "# shop.example\n[1] textbox \"Search\" = \"desk lamp\"\n");
+//! ```
 
+pub mod act;
 pub mod diag;
+pub mod diff;
 pub mod dom;
+pub mod extract;
+pub mod find;
 pub mod fold;
 pub mod layout;
 pub mod parse;
@@ -62,8 +87,15 @@ pub mod style;
 pub(crate) mod text;
 pub mod tree;
 
+pub use act::{
+    ActError, Click, Enctype, Entry, EntryValue, FileEntry, Invalid, Method, Submission, Typed, choose_files, clear,
+    click, close_dialog, implicit_submission, reset, select, set_checked, submit, type_text,
+};
 pub use diag::{Diagnostic, Stage};
-pub use dom::{Attr, Document, DocumentId, Edge, Element, MutationError, NodeData, NodeId};
+pub use diff::{Diff, DiffChoice, diff, diff_or_full};
+pub use dom::{Attr, ChosenFile, Document, DocumentId, Edge, Element, FormState, MutationError, NodeData, NodeId};
+pub use extract::{ExtractError, ExtractKind, Extracted, extract};
+pub use find::{FindError, Found, find};
 pub use fold::{FoldOptions, Folded, Mode, fold};
 pub use layout::{Layout, LayoutOptions, Placement, Rect, compute_layout};
 pub use parse::{ParseOptions, parse, parse_str};

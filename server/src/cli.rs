@@ -11,7 +11,7 @@ use whittle_engine::{
     linked_stylesheet_urls, parse, snapshot_document,
 };
 
-use crate::load::{LoadError, linked_stylesheets, load};
+use crate::load::{LoadError, Loader};
 
 /// Why a command failed, and with which exit code.
 #[derive(Debug, thiserror::Error)]
@@ -115,7 +115,8 @@ impl ViewArgs<'_> {
 
 /// Loads a page and parses it with its URL.
 fn load_document(source: &str, base_url: Option<&str>) -> Result<(Document, Vec<StylesheetText>, Vec<String>), CliError> {
-    let page = load(source)?;
+    let mut loader = Loader::new();
+    let page = loader.load(source)?;
     let url = match base_url {
         Some(b) => Some(Url::parse(b).map_err(|e| CliError::Usage(format!("--base-url {b:?} is not a URL: {e}")))?),
         None => page.url.clone(),
@@ -124,7 +125,7 @@ fn load_document(source: &str, base_url: Option<&str>) -> Result<(Document, Vec<
     let doc = parse(&page.bytes, &options);
     // Linked stylesheets resolve against the base URL; fetch what applies.
     let hrefs = linked_stylesheet_urls(&doc, &CascadeOptions::default());
-    let (sheets, problems) = linked_stylesheets(&hrefs);
+    let (sheets, problems) = loader.linked_stylesheets(&hrefs);
     Ok((doc, sheets, problems))
 }
 

@@ -1,7 +1,14 @@
 //! whittle's server crate: the command line (`whittle snapshot`, `whittle
-//! inspect`) and, in later stages, the MCP server, sessions and backends.
+//! inspect`), the MCP server (`mcp.rs`: the tools over stdio and Streamable
+//! HTTP), sessions and tabs (`session.rs`) and the backends that hold pages
+//! (`backend/`).
 //! Page logic lives in `whittle-engine`; this crate loads pages and speaks
 //! to people and programs.
 
+pub mod backend;
 pub mod cli;
+pub mod fetch;
 pub mod load;
+pub mod mcp;
+pub mod session;
+pub mod tools;

@@ -46,6 +46,22 @@ enum Command {
         #[arg(long, value_parser = cli::parse_viewport, default_value = "1280x800")]
         viewport: whittle_engine::Viewport,
     },
+    /// Serve the browsing tools over MCP on standard input and output (one
+    /// client; configure it as a stdio server).
+    Mcp {
+        #[command(flatten)]
+        server: ServerArgs,
+    },
+    /// Serve the browsing tools over MCP Streamable HTTP at `/mcp` (one
+    /// browsing session per MCP session). Set WHITTLE_TOKEN to require
+    /// `Authorization: Bearer <token>`.
+    Serve {
+        /// Address to listen on; loopback unless you choose otherwise.
+        #[arg(long, default_value = "127.0.0.1:8931")]
+        listen: std::net::SocketAddr,
+        #[command(flatten)]
+        server: ServerArgs,
+    },
     /// Print role, name, states… of each element matching a CSS selector,
     /// one JSON object per line.
     Inspect {
@@ -59,8 +75,76 @@ enum Command {
     },
 }
 
+/// Settings shared by `mcp` and `serve`.
+#[derive(Debug, clap::Args)]
+struct ServerArgs {
+    /// Where search words go: a URL with `{q}` for the words.
+    #[arg(long, value_name = "URL", default_value = "https://html.duckduckgo.com/html/?q={q}")]
+    search_url: String,
+    /// The viewport, `WIDTHxHEIGHT` in CSS px.
+    #[arg(long, value_parser = cli::parse_viewport, default_value = "1280x800")]
+    viewport: whittle_engine::Viewport,
+    /// Seconds a navigation may take in all (redirects and body included).
+    #[arg(long, value_name = "SECONDS", default_value_t = 20)]
+    nav_timeout: u64,
+    /// The most bytes a page may have once decompressed.
+    #[arg(long, value_name = "BYTES", default_value_t = 10 * 1024 * 1024)]
+    max_page_bytes: usize,
+}
+
+impl ServerArgs {
+    fn shared(&self) -> Result<std::sync::Arc<whittle::mcp::Shared>, String> {
+        if !self.search_url.contains("{q}") {
+            return Err(format!("--search-url {:?} has no {{q}} for the search words", self.search_url));
+        }
+        let limits = whittle::fetch::Limits {
+            total_timeout: std::time::Duration::from_secs(self.nav_timeout.max(1)),
+            max_page_bytes: self.max_page_bytes,
+            ..whittle::fetch::Limits::default()
+        };
+        let options = whittle::session::SessionOptions { search_url: self.search_url.clone(), viewport: self.viewport };
+        let backend = std::sync::Arc::new(whittle::backend::static_http::StaticBackend);
+        Ok(whittle::mcp::Shared::new(backend, limits, options))
+    }
+}
+
+/// Runs a server until it ends; exits on a start-up error.
+fn run_server(server: &ServerArgs, listen: Option<std::net::SocketAddr>) -> ! {
+    let shared = match server.shared() {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("whittle: {e}");
+            std::process::exit(2);
+        }
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("whittle: cannot start the async runtime: {e}");
+            std::process::exit(1);
+        }
+    };
+    let token = std::env::var("WHITTLE_TOKEN").ok().filter(|t| !t.is_empty());
+    let result = runtime.block_on(async {
+        match listen {
+            Some(addr) => whittle::mcp::serve_http(shared, addr, token).await,
+            None => whittle::mcp::serve_stdio(shared).await,
+        }
+    });
+    if let Err(e) = result {
+        eprintln!("whittle: {e}");
+        std::process::exit(1);
+    }
+    std::process::exit(0);
+}
+
 fn main() {
     let args = Args::parse();
+    match &args.command {
+        Command::Mcp { server } => run_server(server, None),
+        Command::Serve { listen, server } => run_server(server, Some(*listen)),
+        _ => {}
+    }
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let result = match &args.command {
@@ -74,6 +158,7 @@ fn main() {
             cli::snapshot(source, *format, base_url.as_deref(), view, *verbose, *viewport, &mut out)
         }
         Command::Inspect { source, selector, base_url } => cli::inspect(source, selector, base_url.as_deref(), &mut out),
+        Command::Mcp { .. } | Command::Serve { .. } => Ok(()),
     };
     if let Err(e) = result {
         // A closed pipe (`| head`) is not an error worth a message.

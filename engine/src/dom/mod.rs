@@ -12,6 +12,7 @@
 //! and parent links (see [`Document::descendants`] and [`Document::traverse`]),
 //! so a 100,000-deep page cannot overflow the stack.
 
+mod form_state;
 mod mutate;
 mod sink;
 
@@ -23,6 +24,7 @@ use html5ever::{LocalName, Namespace, QualName, local_name, ns};
 use url::Url;
 
 use crate::diag::Diagnostic;
+pub use form_state::{ChosenFile, FormState};
 pub use mutate::MutationError;
 pub(crate) use sink::{ArenaSink, is_void};
 
@@ -214,6 +216,9 @@ pub struct Document {
     /// lookup rebuilds it (one walk), so a batch of mutations costs one
     /// rebuild, not one per mutation.
     index: OnceLock<Index>,
+    /// What a person typed, checked, selected and chose in the form
+    /// controls, apart from their markup (`form_state.rs`).
+    pub(crate) form: FormState,
     pub(crate) diagnostics: Vec<Diagnostic>,
 }
 
@@ -252,6 +257,7 @@ impl Document {
             url: None,
             encoding: encoding_rs::UTF_8,
             index: OnceLock::new(),
+            form: FormState::default(),
             diagnostics: Vec::new(),
         }
     }
@@ -427,6 +433,13 @@ impl Document {
             Some(base) => base.join(href).ok(),
             None => Url::parse(href).ok(),
         }
+    }
+
+    /// The state of the form controls that is not in the markup: current
+    /// values, checkedness, selectedness and chosen files. Changed through
+    /// the [`act`](crate::act) API.
+    pub fn form_state(&self) -> &FormState {
+        &self.form
     }
 
     /// The character encoding the bytes were decoded with.

@@ -19,7 +19,10 @@
 //!   tree as it is now (a mutation that can change them drops the index, the
 //!   next lookup rebuilds it in one walk);
 //! - no element sits deeper than [`MAX_DEPTH`] and none has more than
-//!   1,000 attributes, as after parsing.
+//!   1,000 attributes, as after parsing;
+//! - a control that is inserted or removed (or whose ancestor is) loses the
+//!   form the parser associated it with, as HTML resets its form owner;
+//!   what a person typed or checked in it stays.
 //!
 //! What a mutation invalidates: every side table computed from the document
 //! before it (`Styles`, `Layout`, `Semantics`, `AxTree`); run the pipeline
@@ -235,6 +238,7 @@ impl Document {
             self.check_depth(parent, child)?;
             // The moved subtree may hold ids or a `<base>`.
             self.invalidate_index();
+            self.forget_parser_owners(child);
         }
         unlink(self, child);
         match reference {
@@ -279,9 +283,24 @@ impl Document {
         }
         if self.parent(node).is_some() && self.element(node).is_some() {
             self.invalidate_index();
+            self.forget_parser_owners(node);
         }
         unlink(self, node);
         Ok(())
+    }
+
+    /// HTML resets the form owner of a control when it or an ancestor is
+    /// inserted or removed: the parser's association of the subtree's
+    /// controls no longer holds (walks the subtree only when there are
+    /// associations).
+    fn forget_parser_owners(&mut self, root: NodeId) {
+        if !self.form.has_parser_owners() {
+            return;
+        }
+        let subtree: Vec<NodeId> = self.descendants(root).collect();
+        for n in subtree {
+            self.form.drop_parser_owner(n);
+        }
     }
 
     /// Sets an attribute (no namespace) of an element, adding it if absent

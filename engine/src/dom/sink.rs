@@ -329,6 +329,13 @@ impl TreeSink for ArenaSink {
         }
     }
 
+    /// The parser's form element pointer: `target` belongs to `form` even
+    /// when it does not end up inside it (a `<form>` directly in a
+    /// `<table>` is closed at once, the rows' controls are still its).
+    fn associate_with_form(&self, target: &NodeId, form: &NodeId, _nodes: (&NodeId, Option<&NodeId>)) {
+        self.doc.borrow_mut().form.set_parser_owner(*target, *form);
+    }
+
     fn pop(&self, node: &NodeId) {
         let parent = self.doc.borrow().nodes[node.index()].parent;
         self.current.set(parent);

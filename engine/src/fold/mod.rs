@@ -44,6 +44,8 @@ pub mod tokens;
 
 use std::fmt::Write;
 
+use smallvec::SmallVec;
+
 use crate::dom::{Document, NodeId};
 use crate::layout::{Layout, Placement};
 use crate::render::{self, LineStyle, MAX_INDENT, RenderOptions};
@@ -169,7 +171,15 @@ pub struct Line {
     pub kind: LineKind,
     /// The text.
     pub text: String,
+    /// The refs the text shows, in order (empty in `read` mode and for
+    /// fold lines, whose `observe ref R` names a container shown
+    /// elsewhere). Taken from the widgets, never parsed from the text: page
+    /// text may hold `[12]` too.
+    pub refs: Refs,
 }
+
+/// The refs of one line: most lines show none, one or two.
+pub type Refs = SmallVec<[u32; 2]>;
 
 /// The folded observation: the lines render writes, and what was folded.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -791,20 +801,23 @@ fn fold_once(
         if policy.always_text.is_some() {
             // Navigation, asides and footers wholly below the first screen
             // are one line each, their ref to expand them.
-            for v in 0..n {
-                let item = view.item[v];
+            for (v, &item) in view.item.iter().enumerate() {
                 let side = matches!(tree.items[item].head.as_slice(), [Segment::Widget(w)]
                     if matches!(tree.widgets[*w].role, Role::Navigation | Role::Complementary | Role::ContentInfo));
-                if side && reachable[v] && !st.protected[v] && below(v) && !view.children[v].is_empty() {
-                    if let Some(r) = head_ref(tree, item) {
-                        st.collapse(v, r);
-                    }
+                if side
+                    && reachable[v]
+                    && !st.protected[v]
+                    && below(v)
+                    && !view.children[v].is_empty()
+                    && let Some(r) = head_ref(tree, item)
+                {
+                    st.collapse(v, r);
                 }
             }
             for run in runs.iter_mut().filter(|r| matches!(r.kind, FoldKind::Items(_))) {
                 let members = &view.siblings(run.parent)[run.start..run.start + run.len];
                 let keep = match members.iter().position(|&v| below(v)) {
-                    Some(first_below) if run.len >= ITEMS_KEEP_BELOW + 2 => first_below.max(ITEMS_KEEP_BELOW).min(ITEMS_KEEP),
+                    Some(first_below) if run.len >= ITEMS_KEEP_BELOW + 2 => first_below.clamp(ITEMS_KEEP_BELOW, ITEMS_KEEP),
                     _ => ITEMS_KEEP,
                 };
                 if run.len >= keep + 3 {
@@ -866,7 +879,7 @@ fn fold_once(
         }
     }
 
-    emit(tree, &view, &st, &mut out);
+    emit(tree, &view, &st, &mut out, shows_refs);
     let mut total = header_cost + out_costs(&out.lines).iter().sum::<u64>();
     if let Some(target) = target
         && total > target
@@ -1008,7 +1021,7 @@ fn find_runs(tree: &AxTree, view: &View, classes: &[Class], reachable: &[bool]) 
 }
 
 /// Writes the lines of the folded view.
-fn emit(tree: &AxTree, view: &View, st: &State<'_>, out: &mut Folded) {
+fn emit(tree: &AxTree, view: &View, st: &State<'_>, out: &mut Folded, shows_refs: bool) {
     let mut stack: Vec<usize> = view.roots.iter().rev().copied().collect();
     while let Some(v) = stack.pop() {
         let depth = view.depth[v];
@@ -1018,8 +1031,14 @@ fn emit(tree: &AxTree, view: &View, st: &State<'_>, out: &mut Folded) {
             }
             continue;
         }
-        let kind = if view.caption[v] { LineKind::Caption(view.item[v]) } else { LineKind::Item(view.item[v]) };
-        out.lines.push(Line { depth, kind, text: view.text[v].clone() });
+        let (kind, refs) = if view.caption[v] {
+            (LineKind::Caption(view.item[v]), Refs::new())
+        } else if shows_refs {
+            (LineKind::Item(view.item[v]), item_refs(tree, view.item[v]))
+        } else {
+            (LineKind::Item(view.item[v]), Refs::new())
+        };
+        out.lines.push(Line { depth, kind, text: view.text[v].clone(), refs });
         if st.collapsed[v] {
             if let Some(r) = head_ref(tree, view.item[v]) {
                 out.lines.push(fold_line(FoldKind::Items(r), view.children[v].len(), depth + 1));
@@ -1036,7 +1055,17 @@ fn fold_line(kind: FoldKind, count: usize, depth: usize) -> Line {
         FoldKind::Items(r) => LineKind::MoreItems { count: count32, container_ref: r },
         FoldKind::Text => LineKind::MoreText { count: count32 },
     };
-    Line { depth, kind: kind_out, text: fold_text(kind, count) }
+    Line { depth, kind: kind_out, text: fold_text(kind, count), refs: Refs::new() }
+}
+
+/// The refs an item's line shows (every style but `read` writes all its
+/// widgets), in order.
+fn item_refs(tree: &AxTree, item: ItemId) -> Refs {
+    tree.items[item]
+        .head
+        .iter()
+        .filter_map(|s| if let Segment::Widget(w) = s { tree.widgets[*w].ref_id } else { None })
+        .collect()
 }
 
 /// The last resort: keeps the longest prefix of lines that fits with a
@@ -1075,7 +1104,12 @@ fn cut_at(tree: &AxTree, out: &mut Folded, k: usize, extra: usize, header_cost: 
     let count = cut_lines.len() + extra;
     out.cut_lines = u32::try_from(count).unwrap_or(u32::MAX);
     out.tree_truncated = true;
-    out.lines.push(Line { depth: 0, kind: LineKind::Budget { count: out.cut_lines }, text: budget_text(count) });
+    out.lines.push(Line {
+        depth: 0,
+        kind: LineKind::Budget { count: out.cut_lines },
+        text: budget_text(count),
+        refs: Refs::new(),
+    });
     let kept: std::collections::HashSet<usize> = out
         .lines
         .iter()

@@ -14,6 +14,7 @@ use crate::tree::AxTree;
 
 /// The whole structured result.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Envelope {
     /// Whether the tool call succeeded.
     pub ok: bool,
@@ -37,6 +38,7 @@ pub struct Ids {
 
 /// The `server` half.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ServerPart {
     /// The tool that ran.
     pub tool: String,
@@ -67,6 +69,7 @@ pub struct ServerPart {
 
 /// An error: a stable code and a message.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ErrorInfo {
     /// e.g. `invalid_url`, `nav_failed`.
     pub code: String,
@@ -76,6 +79,7 @@ pub struct ErrorInfo {
 
 /// Viewport facts.
 #[derive(Debug, Clone, Copy, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ViewportInfo {
     /// CSS px.
     pub width: u32,
@@ -91,6 +95,7 @@ pub struct ViewportInfo {
 
 /// Counters of PROTOCOL §4.
 #[derive(Debug, Clone, Copy, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct EnvelopeCounters {
     /// Hidden content not sent.
     pub omitted_not_visible: u32,
@@ -110,6 +115,7 @@ pub struct EnvelopeCounters {
 
 /// The `page_content` half.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct PageContent {
     /// The title.
     pub title: String,
@@ -123,6 +129,7 @@ pub struct PageContent {
 
 /// One element with a ref.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ElementEntry {
     /// Its ref.
     #[serde(rename = "ref")]

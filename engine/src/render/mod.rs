@@ -21,7 +21,7 @@ pub mod url;
 use std::fmt::Write;
 
 use crate::dom::Document;
-use crate::fold::Folded;
+use crate::fold::{Folded, Refs};
 use crate::layout::Layout;
 use crate::semantics::role::Role;
 use crate::tree::{AxTree, Item, Prefix, Segment, Widget};
@@ -62,6 +62,10 @@ pub struct Observation {
     pub header: String,
     /// The tree lines, indented.
     pub lines: Vec<String>,
+    /// The refs each line shows, in order (one entry per line of
+    /// [`Observation::lines`]; see [`crate::fold::Line::refs`]): what
+    /// [`crate::diff()`] identifies lines by.
+    pub line_refs: Vec<Refs>,
     /// The widgets the lines show (indices into [`AxTree::widgets`]), in
     /// reading order: what was folded away or cut is not among them.
     pub widgets: Vec<usize>,
@@ -83,6 +87,20 @@ impl Observation {
             out.push('\n');
         }
         out
+    }
+
+    /// The estimated o200k tokens of the whole observation (header and
+    /// indented lines), counted as the fold stage counts them.
+    pub fn tokens(&self) -> u32 {
+        let lines: u32 = self
+            .lines
+            .iter()
+            .map(|l| {
+                let text = l.trim_start_matches(' ');
+                crate::fold::tokens::line_cost(l.len() - text.len(), text)
+            })
+            .fold(0, u32::saturating_add);
+        crate::fold::tokens::line_cost(0, &self.header).saturating_add(lines)
     }
 }
 
@@ -107,6 +125,7 @@ pub fn render(doc: &Document, folded: &Folded) -> Observation {
         url,
         header: folded.header.clone(),
         lines,
+        line_refs: folded.lines.iter().map(|l| l.refs.clone()).collect(),
         widgets: folded.widgets.clone(),
         tree_truncated: folded.tree_truncated,
         marks_truncated: folded.marks_truncated,
@@ -175,31 +194,46 @@ pub fn item_line(tree: &AxTree, item: &Item, options: &RenderOptions, style: Lin
                 write_item(&mut out, tree, item, options);
             }
         }
-        LineStyle::Read => {
-            let mut body = String::new();
-            for seg in &item.head {
-                match seg {
-                    Segment::Text(t) => push_text(&mut body, t),
-                    Segment::Widget(w) => {
-                        let w = &tree.widgets[*w];
-                        if w.role == Role::Link {
-                            push_text(&mut body, &crate::text::truncate_chars(&one_line(&w.name), options.max_name_chars));
-                        }
+        LineStyle::Read => out = read_line(tree, item, options, &|_| None),
+    }
+    out
+}
+
+/// An item's line in `read` style: text, links as their names (each
+/// followed by ` (url)` when `link_url` gives one), no refs, no other
+/// widgets.
+pub(crate) fn read_line(
+    tree: &AxTree,
+    item: &Item,
+    options: &RenderOptions,
+    link_url: &dyn Fn(&Widget) -> Option<String>,
+) -> String {
+    let mut out = String::new();
+    let mut body = String::new();
+    for seg in &item.head {
+        match seg {
+            Segment::Text(t) => push_text(&mut body, t),
+            Segment::Widget(w) => {
+                let w = &tree.widgets[*w];
+                if w.role == Role::Link {
+                    push_text(&mut body, &crate::text::truncate_chars(&one_line(&w.name), options.max_name_chars));
+                    if let Some(url) = link_url(w) {
+                        let _ = write!(body, " ({url})");
                     }
                 }
             }
-            // Widgets left out leave double spaces; a line of only a prefix
-            // says nothing.
-            // A left-out widget may leave a separator with nothing after it.
-            let body = one_line(&body);
-            let parts: Vec<&str> = body.split(" · ").map(str::trim).filter(|p| !p.is_empty() && *p != "·").collect();
-            let body = parts.join(" · ");
-            let body = body.trim_end_matches([' ', '·', '|']).to_owned();
-            if !body.is_empty() {
-                write_prefix(&mut out, item);
-                out.push_str(&body);
-            }
         }
+    }
+    // Widgets left out leave double spaces; a line of only a prefix
+    // says nothing.
+    // A left-out widget may leave a separator with nothing after it.
+    let body = one_line(&body);
+    let parts: Vec<&str> = body.split(" · ").map(str::trim).filter(|p| !p.is_empty() && *p != "·").collect();
+    let body = parts.join(" · ");
+    let body = body.trim_end_matches([' ', '·', '|']).to_owned();
+    if !body.is_empty() {
+        write_prefix(&mut out, item);
+        out.push_str(&body);
     }
     out
 }
@@ -208,7 +242,7 @@ pub fn item_line(tree: &AxTree, item: &Item, options: &RenderOptions, style: Lin
 /// out, and both: nothing.
 pub fn scroll_part(above: f32, below: f32) -> String {
     let tenths = |s: f32| if s.is_finite() { (s * 10.0).round().max(0.0) as u64 } else { 0 };
-    let show = |t: u64| if t % 10 == 0 { format!("{}", t / 10) } else { format!("{}.{}", t / 10, t % 10) };
+    let show = |t: u64| if t.is_multiple_of(10) { format!("{}", t / 10) } else { format!("{}.{}", t / 10, t % 10) };
     let (a, b) = (tenths(above), tenths(below));
     match (a, b) {
         (0, 0) => String::new(),
@@ -249,7 +283,7 @@ fn write_item(out: &mut String, tree: &AxTree, item: &Item, options: &RenderOpti
     out.truncate(trimmed);
 }
 
-fn write_prefix(out: &mut String, item: &Item) {
+pub(crate) fn write_prefix(out: &mut String, item: &Item) {
     match item.prefix {
         Prefix::None => {}
         Prefix::Heading(level) => {
@@ -264,7 +298,7 @@ fn write_prefix(out: &mut String, item: &Item) {
 
 /// Page text, with anything that looks like a ref (`[12]`) escaped as
 /// `\[12]`, so that only whittle's refs read as refs.
-fn push_text(out: &mut String, text: &str) {
+pub(crate) fn push_text(out: &mut String, text: &str) {
     let bytes = text.as_bytes();
     let mut last = 0;
     for (i, &b) in bytes.iter().enumerate() {
@@ -294,7 +328,7 @@ pub fn role_word(role: Role) -> &'static str {
 }
 
 /// `[n] role "name" = "value" (options) states ⚿kind`.
-fn write_widget(out: &mut String, w: &Widget, options: &RenderOptions) {
+pub(crate) fn write_widget(out: &mut String, w: &Widget, options: &RenderOptions) {
     if let Some(r) = w.ref_id {
         let _ = write!(out, "[{r}] ");
     }
@@ -332,7 +366,7 @@ fn write_widget(out: &mut String, w: &Widget, options: &RenderOptions) {
 }
 
 /// A quoted string: `"` and `\` escaped, cut at `max` chars.
-fn quote(out: &mut String, s: &str, max: usize) {
+pub(crate) fn quote(out: &mut String, s: &str, max: usize) {
     let s = crate::text::truncate_chars(s, max);
     out.push('"');
     for c in s.chars() {

@@ -1,7 +1,9 @@
 //! Form controls as HTML defines them (§4.10): input types, values,
-//! disabledness, select options and their selectedness, label association.
-//! Shared by selector matching (`:checked`, `:disabled`, …), semantics and
-//! the server's form submission.
+//! checkedness, disabledness, select options and their selectedness, label
+//! association, form owners. Current state comes from the document's
+//! [`FormState`](crate::dom::FormState) first, the markup's defaults
+//! second. Shared by selector matching (`:checked`, `:disabled`, …),
+//! semantics and [`act`](crate::act).
 
 use html5ever::local_name;
 
@@ -111,13 +113,22 @@ pub fn select_is_listbox(e: &Element) -> bool {
     e.has_attr("multiple") || e.attr("size").and_then(|s| s.trim().parse::<u32>().ok()).is_some_and(|n| n > 1)
 }
 
-/// The selected options of a `<select>` (HTML §4.10.7 selectedness): for a
-/// drop-down, the last option with `selected`, else the first enabled one.
+/// An option's selectedness before its select's rules apply: what a person
+/// chose ([`FormState`](crate::dom::FormState)), else its `selected`
+/// attribute.
+pub fn option_selectedness(doc: &Document, option: NodeId) -> bool {
+    doc.form_state()
+        .selected(option)
+        .unwrap_or_else(|| doc.element(option).is_some_and(|e| e.has_attr("selected")))
+}
+
+/// The selected options of a `<select>` (HTML §4.10.7 selectedness): those
+/// a person chose, else those marked `selected`; for a drop-down, the last
+/// of them, else the first enabled option.
 pub fn selected_options(doc: &Document, select: NodeId) -> Vec<NodeId> {
     let Some(e) = doc.element(select) else { return Vec::new() };
     let options = select_options(doc, select);
-    let marked: Vec<NodeId> =
-        options.iter().copied().filter(|&o| doc.element(o).is_some_and(|oe| oe.has_attr("selected"))).collect();
+    let marked: Vec<NodeId> = options.iter().copied().filter(|&o| option_selectedness(doc, o)).collect();
     if e.has_attr("multiple") {
         return marked;
     }
@@ -139,23 +150,58 @@ pub fn option_label(doc: &Document, option: NodeId) -> String {
     collapse_whitespace(&doc.text_content(option))
 }
 
+/// An option's value (HTML §4.10.10): its `value` attribute, else its text
+/// with whitespace stripped and collapsed.
+pub fn option_value(doc: &Document, option: NodeId) -> String {
+    match doc.element(option).and_then(|e| e.attr("value")) {
+        Some(v) => v.to_owned(),
+        None => collapse_whitespace(&doc.text_content(option)),
+    }
+}
+
+/// The checkedness of a checkbox or radio button (HTML §4.10.5): what a
+/// person made it ([`FormState`](crate::dom::FormState)), else its
+/// `checked` attribute. False for every other element.
+pub fn is_checked(doc: &Document, id: NodeId) -> bool {
+    let Some(e) = doc.element(id) else { return false };
+    e.is_html(&local_name!("input"))
+        && matches!(input_type(e), "checkbox" | "radio")
+        && doc.form_state().checked(id).unwrap_or_else(|| e.has_attr("checked"))
+}
+
 /// The current value of a control as a person sees it: the text in a text
-/// field or textarea, the label of the selected option(s) of a select
-/// (comma-joined), the value of a range/number; empty for buttons,
+/// field or textarea (what was typed, else the markup's default), the label
+/// of the selected option(s) of a select (comma-joined), the value of a
+/// range/number, the names of the files chosen; empty for buttons,
 /// checkboxes and radios.
 pub fn control_value(doc: &Document, id: NodeId) -> String {
     let Some(e) = doc.element(id) else { return String::new() };
     if !e.is_html_element() {
         return String::new();
     }
+    let typed = doc.form_state().value(id);
     match *e.local_name() {
         local_name!("input") => match input_type(e) {
-            "checkbox" | "radio" | "submit" | "reset" | "button" | "image" | "file" | "hidden" => String::new(),
-            "range" => range_value(e),
-            "color" => e.attr("value").unwrap_or("#000000").to_owned(),
-            _ => e.attr("value").map(|v| v.replace(['\r', '\n'], "")).unwrap_or_default(),
+            "checkbox" | "radio" | "submit" | "reset" | "button" | "image" | "hidden" => String::new(),
+            "file" => doc
+                .form_state()
+                .files(id)
+                .unwrap_or_default()
+                .iter()
+                .map(|f| f.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+            "range" => range_value(e, typed.or(e.attr("value"))),
+            "color" => typed.or(e.attr("value")).unwrap_or("#000000").to_owned(),
+            _ => match typed {
+                Some(v) => v.to_owned(),
+                None => e.attr("value").map(|v| v.replace(['\r', '\n'], "")).unwrap_or_default(),
+            },
         },
-        local_name!("textarea") => doc.text_content(id),
+        local_name!("textarea") => match typed {
+            Some(v) => v.to_owned(),
+            None => doc.text_content(id),
+        },
         local_name!("select") => selected_options(doc, id)
             .into_iter()
             .map(|o| option_label(doc, o))
@@ -165,13 +211,13 @@ pub fn control_value(doc: &Document, id: NodeId) -> String {
     }
 }
 
-/// A range input's value (HTML §4.10.5.1.13): its `value` when it is a
-/// valid number, clamped to `min`..`max`; else the midpoint.
-fn range_value(e: &Element) -> String {
+/// A range input's value (HTML §4.10.5.1.13): `value` (the current one)
+/// when it is a valid number, clamped to `min`..`max`; else the midpoint.
+fn range_value(e: &Element, value: Option<&str>) -> String {
     let num = |name: &str, default: f64| e.attr(name).and_then(parse_float).unwrap_or(default);
     let (min, max) = (num("min", 0.0), num("max", 100.0));
     let max = if max < min { min } else { max };
-    let v = match e.attr("value").and_then(parse_float) {
+    let v = match value.and_then(parse_float) {
         Some(v) => v.clamp(min, max),
         None => min + (max - min) / 2.0,
     };
@@ -218,6 +264,28 @@ pub fn parse_float(s: &str) -> Option<f64> {
     s[..end].parse::<f64>().ok().filter(|v| v.is_finite())
 }
 
+/// The form owner of a control (HTML §4.10.17.3): its `form` attribute's
+/// target, else the form the parser associated it with (while both are in
+/// one tree), else its nearest `<form>` ancestor.
+pub fn form_owner(doc: &Document, id: NodeId) -> Option<NodeId> {
+    let e = doc.element(id)?;
+    if let Some(form) = e.attr("form") {
+        return doc.element_by_id(form).filter(|&f| doc.element(f).is_some_and(|fe| fe.is_html(&local_name!("form"))));
+    }
+    if let Some(form) = doc.form_state().parser_owner(id)
+        && root_of(doc, form) == root_of(doc, id)
+        && doc.element(form).is_some_and(|fe| fe.is_html(&local_name!("form")))
+    {
+        return Some(form);
+    }
+    doc.ancestors(id).find(|&a| doc.element(a).is_some_and(|ae| ae.is_html(&local_name!("form"))))
+}
+
+/// The root of the tree holding `id` (the document when it is connected).
+fn root_of(doc: &Document, id: NodeId) -> NodeId {
+    doc.ancestors(id).last().unwrap_or(id)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -242,14 +310,4 @@ mod tests {
         assert_eq!(value("b"), "100");
         assert_eq!(value("c"), "15");
     }
-}
-
-/// The form owner of a control: its `form` attribute's target, else its
-/// nearest `<form>` ancestor.
-pub fn form_owner(doc: &Document, id: NodeId) -> Option<NodeId> {
-    let e = doc.element(id)?;
-    if let Some(form) = e.attr("form") {
-        return doc.element_by_id(form).filter(|&f| doc.element(f).is_some_and(|fe| fe.is_html(&local_name!("form"))));
-    }
-    doc.ancestors(id).find(|&a| doc.element(a).is_some_and(|ae| ae.is_html(&local_name!("form"))))
 }

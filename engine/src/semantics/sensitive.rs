@@ -9,6 +9,7 @@ use crate::dom::Element;
 
 /// The kind of secret a field holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum Sensitive {
     /// A password.

@@ -5,7 +5,7 @@
 use html5ever::local_name;
 
 use super::Semantics;
-use super::form::{input_type, is_disabled};
+use super::form::{input_type, is_checked, is_disabled};
 use super::role::Role;
 use crate::dom::{Document, Element, NodeId};
 
@@ -88,7 +88,7 @@ pub(crate) fn compute_states(doc: &Document, sem: &Semantics, id: NodeId, e: &El
 
     // checked / mixed
     if native_input && matches!(kind, "checkbox" | "radio") {
-        if e.has_attr("checked") {
+        if is_checked(doc, id) {
             s.insert(States::CHECKED);
         }
     } else if matches!(

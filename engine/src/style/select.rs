@@ -490,7 +490,7 @@ impl<'a> ElementRef<'a> {
     fn is_checked(&self) -> bool {
         let e = self.element();
         if e.is_html(&local_name!("input")) {
-            matches!(crate::semantics::form::input_type(e), "checkbox" | "radio") && e.has_attr("checked")
+            crate::semantics::form::is_checked(self.doc, self.id)
         } else if e.is_html(&local_name!("option")) {
             self.state.option_selected(self.doc, self.id)
         } else {

@@ -8,10 +8,16 @@
 //! - `limits`: huge and deeply nested pages finish;
 //! - `refs`: refs stay stable across re-renders, mutations and tabs
 //!   (property tests);
+//! - `diff`, `find`, `extract`: the act-result diff and the `find` and
+//!   `extract` tools on hand-written pages, and the diff's properties;
 //! - `folding`: budgets always met (by tiktoken's count), the estimate
 //!   against tiktoken, protected and unfolded refs, modes.
 
+mod act;
 mod corpus;
+mod diff;
+mod extract;
+mod find;
 mod fixtures;
 mod folding;
 mod layout;

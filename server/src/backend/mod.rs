@@ -1,0 +1,173 @@
+//! The boundary between sessions and whatever holds the pages: the
+//! [`Backend`] trait (one per server process) and the [`Page`] it opens for
+//! each tab. The session (`session.rs`) owns the trait and speaks only to
+//! it; `static_http.rs` implements it with reqwest and the engine's own
+//! DOM, and the Chromium backend will implement it over CDP.
+//!
+//! A page hands the session an [`Analysis`] — the engine's `Document`,
+//! `Styles`, `Layout`, `Semantics` and `AxTree` — and the session folds,
+//! renders, diffs and answers from it, so both backends give the model the
+//! same text. Acting takes a [`PageAction`] whose target is already
+//! resolved from a ref to a node of the page's current document.
+
+pub mod static_http;
+
+use std::fmt;
+
+use async_trait::async_trait;
+use url::Url;
+use whittle_engine::{AxTree, Document, Layout, NodeId, RefTable, Semantics, Styles};
+
+use crate::tools::Do;
+
+/// Why a browsing operation failed: a protocol error code (PROTOCOL §4)
+/// and one line for the model. Messages never hold values of sensitive
+/// fields.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BrowseError {
+    /// `invalid_url`, `nav_failed`, `nav_timeout`, `too_large`, …
+    pub code: &'static str,
+    /// What happened.
+    pub message: String,
+    /// The element the message is about, when it is not the step's target
+    /// (a form's first invalid field): the act result names it by its ref.
+    pub about: Option<NodeId>,
+}
+
+impl BrowseError {
+    /// An error with a code and a message.
+    pub fn new(code: &'static str, message: impl Into<String>) -> BrowseError {
+        BrowseError { code, message: message.into(), about: None }
+    }
+}
+
+impl fmt::Display for BrowseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for BrowseError {}
+
+/// Where a navigation goes.
+#[derive(Debug, Clone)]
+pub enum Navigation {
+    /// A URL (http or https).
+    To(Url),
+    /// One step back in the tab's history.
+    Back,
+    /// One step forward.
+    Forward,
+    /// The current entry again.
+    Reload,
+}
+
+/// A navigation that happened.
+#[derive(Debug, Clone)]
+pub struct Arrival {
+    /// The URL before (none for a tab's first page).
+    pub from: Option<Url>,
+    /// The URL after redirects.
+    pub to: Url,
+    /// The HTTP status of the page.
+    pub status: u16,
+}
+
+/// The engine's view of the page as it is now.
+#[derive(Debug)]
+pub struct Analysis {
+    /// The DOM.
+    pub document: Document,
+    /// Computed styles.
+    pub styles: Styles,
+    /// Boxes.
+    pub layout: Layout,
+    /// Roles.
+    pub semantics: Semantics,
+    /// The semantic tree with refs.
+    pub tree: AxTree,
+}
+
+/// One action on the page, its target resolved.
+#[derive(Debug, Clone, Copy)]
+pub struct PageAction<'a> {
+    /// What to do.
+    pub action: Do,
+    /// The element, when the step names one.
+    pub target: Option<NodeId>,
+    /// `type`: the text.
+    pub text: Option<&'a str>,
+    /// `select`: the options.
+    pub values: &'a [String],
+    /// `press`: the key.
+    pub key: Option<&'a str>,
+    /// `scroll`: screens.
+    pub dy: Option<f64>,
+    /// `upload`: the files.
+    pub files: &'a [String],
+    /// Whether the person confirmed (dialogs, form resubmission).
+    pub confirm: bool,
+}
+
+/// What an action did to the page.
+#[derive(Debug, Clone)]
+pub enum Effect {
+    /// The page changed in place (or may have); diff it.
+    Changed,
+    /// The tab navigated.
+    Navigated(Arrival),
+    /// A link or form asked for a new tab at this URL.
+    NewTab(Url),
+}
+
+/// What holds the pages of one engine. One per server process, shared by
+/// sessions.
+#[async_trait]
+pub trait Backend: Send + Sync + fmt::Debug {
+    /// `static` or `chromium` (the envelope's `engine`).
+    fn engine(&self) -> &'static str;
+
+    /// A new, empty page for a tab of a session. Pages of one session share
+    /// cookies: `session` names it.
+    async fn open_page(&self, session: &SessionContext) -> Result<Box<dyn Page>, BrowseError>;
+}
+
+/// What a backend needs to know about the session opening a page.
+#[derive(Debug, Clone)]
+pub struct SessionContext {
+    /// The cookie store and HTTP client of the session (static backend).
+    pub fetcher: crate::fetch::Fetcher,
+    /// The viewport pages are laid out in.
+    pub viewport: whittle_engine::Viewport,
+}
+
+/// One tab's page.
+#[async_trait]
+pub trait Page: Send + fmt::Debug {
+    /// `static` or `chromium`.
+    fn engine(&self) -> &'static str;
+
+    /// The current URL, if the tab has loaded anything.
+    fn url(&self) -> Option<&Url>;
+
+    /// The current page's HTTP status.
+    fn status(&self) -> Option<u16>;
+
+    /// Notices about the current page (whittle's words, never page text).
+    fn notices(&self) -> Vec<String>;
+
+    /// Goes somewhere. `confirm` allows what needs it (resubmitting a form
+    /// when going back to its result).
+    async fn navigate(&mut self, to: Navigation, confirm: bool) -> Result<Arrival, BrowseError>;
+
+    /// The engine's view of the page as it is now, computed if the page
+    /// changed since the last call. Refs come from the session's table.
+    async fn analysis(&mut self, refs: &mut RefTable) -> Result<&Analysis, BrowseError>;
+
+    /// Performs one action. `Err` is a refusal or a failure the act result
+    /// prints as `✗` (its code becomes the envelope's error code).
+    async fn act(&mut self, action: PageAction<'_>) -> Result<Effect, BrowseError>;
+
+    /// The document whose refs this page's observations show.
+    fn document_id(&self) -> Option<whittle_engine::DocumentId>;
+}

@@ -1,0 +1,871 @@
+//! A browsing session: the tabs of one MCP client, their shared refs and
+//! cookies, and the tools of PROTOCOL §3 run against them. Every tool call
+//! ends in a [`ToolOutput`] — the text the model reads and the envelope of
+//! §4 — also when it fails: errors are `ok: false` results with a code, and
+//! the session keeps working.
+//!
+//! The session speaks to pages only through the [`Backend`]/[`Page`]
+//! traits; observations, diffs, `find` and `extract` are computed here from
+//! the page's [`Analysis`] with the engine, so every backend reads the same.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use serde::de::DeserializeOwned;
+use url::Url;
+use whittle_engine::render::envelope::Ids;
+use whittle_engine::render::role_word;
+use whittle_engine::{Envelope, FoldOptions, Mode, NodeId, Observation, RefTable, RenderOptions, compact_url, fold, render};
+
+use crate::backend::{Analysis, Arrival, Backend, BrowseError, Effect, Navigation, Page, PageAction, SessionContext};
+use crate::fetch::Fetcher;
+use crate::tools::{ActArgs, Do, ExtractArgs, FindArgs, ModeArg, NavigateArgs, ObserveArgs, Step, TabOp, TabsArgs, WaitArgs};
+
+/// How many observations per tab an action may name by `snapshot_id`.
+const SNAPSHOTS_KEPT: usize = 16;
+/// The longest `wait ms`.
+const MAX_WAIT_MS: u32 = 30_000;
+/// A diff is sent instead of the full view only when it costs at most this
+/// share of it (PROTOCOL §2).
+const DIFF_SHARE: f64 = 0.75;
+/// The tokens of one page of `extract`.
+const EXTRACT_PAGE_TOKENS: u32 = 2_000;
+/// The most tabs a session keeps open.
+pub const MAX_TABS: usize = 32;
+
+/// Settings of a session.
+#[derive(Debug, Clone)]
+pub struct SessionOptions {
+    /// Where search words go: a URL with `{q}` for the words.
+    pub search_url: String,
+    /// The viewport pages are laid out in.
+    pub viewport: whittle_engine::Viewport,
+}
+
+impl Default for SessionOptions {
+    fn default() -> SessionOptions {
+        SessionOptions {
+            search_url: "https://html.duckduckgo.com/html/?q={q}".into(),
+            viewport: whittle_engine::Viewport::default(),
+        }
+    }
+}
+
+/// One tool call's answer: what the model reads and the structured result.
+#[derive(Debug, Clone)]
+pub struct ToolOutput {
+    /// The text content.
+    pub text: String,
+    /// The envelope (structured content).
+    pub envelope: Envelope,
+}
+
+/// An observation as the model saw it: its id and each shown ref's role.
+#[derive(Debug)]
+struct Seen {
+    id: String,
+    roles: HashMap<u32, &'static str>,
+}
+
+#[derive(Debug)]
+struct Tab {
+    id: u32,
+    page: Box<dyn Page>,
+    seen: VecDeque<Seen>,
+}
+
+/// The tabs of one client.
+#[derive(Debug)]
+pub struct Session {
+    backend: Arc<dyn Backend>,
+    context: SessionContext,
+    options: SessionOptions,
+    refs: RefTable,
+    tabs: Vec<Tab>,
+    active: usize,
+    next_tab: u32,
+    operations: u64,
+    tag: String,
+}
+
+/// Session tags: unique in the process.
+static SESSIONS: AtomicU64 = AtomicU64::new(1);
+
+/// A tool's failure before or instead of an observation.
+type Fail = BrowseError;
+
+fn invalid_args(message: impl Into<String>) -> Fail {
+    BrowseError::new("invalid_args", message)
+}
+
+impl Session {
+    /// A session with one empty tab.
+    pub async fn new(backend: Arc<dyn Backend>, fetcher: Fetcher, options: SessionOptions) -> Result<Session, BrowseError> {
+        let context = SessionContext { fetcher, viewport: options.viewport };
+        let n = SESSIONS.fetch_add(1, Ordering::Relaxed);
+        let mut session = Session {
+            backend,
+            context,
+            options,
+            refs: RefTable::new(),
+            tabs: Vec::new(),
+            active: 0,
+            next_tab: 1,
+            operations: 0,
+            tag: format!("s{n}"),
+        };
+        session.open_tab().await?;
+        Ok(session)
+    }
+
+    /// Runs one tool with its JSON arguments. Never fails: errors are
+    /// results with `ok: false`.
+    pub async fn call(&mut self, tool: &str, args: serde_json::Value) -> ToolOutput {
+        self.operations += 1;
+        let result = match tool {
+            "observe" => match parse_args::<ObserveArgs>(args) {
+                Ok(a) => self.observe(a).await,
+                Err(e) => Err(e),
+            },
+            "act" => match parse_args::<ActArgs>(args) {
+                Ok(a) => self.act(a).await,
+                Err(e) => Err(e),
+            },
+            "navigate" => match parse_args::<NavigateArgs>(args) {
+                Ok(a) => self.navigate(a).await,
+                Err(e) => Err(e),
+            },
+            "find" => match parse_args::<FindArgs>(args) {
+                Ok(a) => self.find(a).await,
+                Err(e) => Err(e),
+            },
+            "extract" => match parse_args::<ExtractArgs>(args) {
+                Ok(a) => self.extract(a).await,
+                Err(e) => Err(e),
+            },
+            "tabs" => match parse_args::<TabsArgs>(args) {
+                Ok(a) => self.tabs(a).await,
+                Err(e) => Err(e),
+            },
+            "wait" => match parse_args::<WaitArgs>(args) {
+                Ok(a) => self.wait(a).await,
+                Err(e) => Err(e),
+            },
+            other => Err(invalid_args(format!("no tool named {other:?}"))),
+        };
+        match result {
+            Ok(out) => out,
+            Err(e) => ToolOutput { text: format!("✗ {}: {}", e.code, e.message), envelope: Envelope::error(self.ids(tool), e.code, e.message) },
+        }
+    }
+
+    fn ids(&self, tool: &str) -> Ids {
+        Ids {
+            tool: tool.to_owned(),
+            operation_id: format!("{}-{}", self.tag, self.operations),
+            tab_id: self.tabs.get(self.active).map(|t| t.id.to_string()).unwrap_or_default(),
+        }
+    }
+
+    fn tab(&mut self) -> &mut Tab {
+        &mut self.tabs[self.active]
+    }
+
+    async fn open_tab(&mut self) -> Result<usize, BrowseError> {
+        if self.tabs.len() >= MAX_TABS {
+            return Err(BrowseError::new("too_many_tabs", format!("a session keeps at most {MAX_TABS} tabs: close one first")));
+        }
+        let page = self.backend.open_page(&self.context).await?;
+        self.tabs.push(Tab { id: self.next_tab, page, seen: VecDeque::new() });
+        self.next_tab += 1;
+        Ok(self.tabs.len() - 1)
+    }
+
+    // ---- observe ----------------------------------------------------------
+
+    async fn observe(&mut self, args: ObserveArgs) -> Result<ToolOutput, Fail> {
+        let mode = match args.mode {
+            None | Some(ModeArg::Full) => Mode::Full,
+            Some(ModeArg::Actions) => Mode::Actions,
+            Some(ModeArg::Read) => Mode::Read,
+        };
+        if args.budget == Some(0) {
+            return Err(invalid_args("budget must be at least 1"));
+        }
+        let fold_options = FoldOptions {
+            mode,
+            budget: Some(args.budget.unwrap_or(whittle_engine::fold::DEFAULT_BUDGET)),
+            expand: args.ref_id,
+        };
+        if let Some(r) = args.ref_id {
+            self.node_of(r).await?;
+        }
+        let (obs, envelope) = self.view("observe", &fold_options).await?;
+        Ok(ToolOutput { text: with_notices(&obs.text(), &envelope), envelope })
+    }
+
+    /// Renders the active tab with `options`, remembers the observation
+    /// for `snapshot_id` checks, and gives it with its envelope.
+    async fn view(&mut self, tool: &str, options: &FoldOptions) -> Result<(Observation, Envelope), Fail> {
+        let ids = self.ids(tool);
+        let tab = &mut self.tabs[self.active];
+        let engine = tab.page.engine();
+        let origin = tab.page.url().map(|u| u.origin().ascii_serialization());
+        let mut notices = tab.page.notices();
+        let analysis = tab.page.analysis(&mut self.refs).await?;
+        let obs = observe_analysis(analysis, options);
+        let mut envelope = Envelope::observation(ids, engine, &analysis.layout, &obs, &analysis.tree, origin);
+        envelope.server.notices.append(&mut notices);
+        remember(tab, &envelope);
+        Ok((obs, envelope))
+    }
+
+    // ---- navigate ---------------------------------------------------------
+
+    async fn navigate(&mut self, args: NavigateArgs) -> Result<ToolOutput, Fail> {
+        let nav = self.navigation(&args.url)?;
+        let confirm = args.confirm.unwrap_or(false);
+        let arrival = self.tab().page.navigate(nav, confirm).await?;
+        let (obs, envelope) = self.view("navigate", &FoldOptions::default()).await?;
+        let mut text = String::new();
+        if let Some(from) = &arrival.from {
+            text.push_str(&arrival_line(from, &arrival, &obs));
+        }
+        text.push_str(&with_notices(&obs.text(), &envelope));
+        Ok(ToolOutput { text, envelope })
+    }
+
+    /// Reads `navigate`'s `url`: back/forward/reload, a URL (a scheme-less
+    /// host gets `https://`, loopback and IP hosts `http://`), or search
+    /// words for the search URL.
+    fn navigation(&self, input: &str) -> Result<Navigation, Fail> {
+        let s = input.trim();
+        match s {
+            "" => return Err(invalid_args("url is empty")),
+            "back" => return Ok(Navigation::Back),
+            "forward" => return Ok(Navigation::Forward),
+            "reload" => return Ok(Navigation::Reload),
+            _ => {}
+        }
+        Ok(Navigation::To(resolve_input(s, &self.options.search_url)?))
+    }
+
+    // ---- act --------------------------------------------------------------
+
+    async fn act(&mut self, args: ActArgs) -> Result<ToolOutput, Fail> {
+        let confirm = args.confirm.unwrap_or(false);
+        let steps = args.into_steps().map_err(invalid_args)?;
+        for s in &steps {
+            check_step(s)?;
+        }
+        let before = self.view("act", &FoldOptions::default()).await?.0;
+        let start_tab = self.active;
+        let mut lines: Vec<String> = Vec::new();
+        let mut arrival: Option<Arrival> = None;
+        let mut failure: Option<BrowseError> = None;
+        for (i, step) in steps.iter().enumerate() {
+            match self.run_step(step, confirm).await {
+                Ok((line, effect)) => {
+                    lines.push(format!("✓ {line}"));
+                    match effect {
+                        Effect::Changed => {}
+                        Effect::Navigated(a) => {
+                            // Keep where the batch started from.
+                            let from = arrival.as_ref().and_then(|first| first.from.clone()).or(a.from.clone());
+                            arrival = Some(Arrival { from, ..a });
+                        }
+                        Effect::NewTab(url) => match self.open_tab().await {
+                            Ok(index) => {
+                                self.active = index;
+                                lines.push(format!("⧉ new tab {} opened (now active)", index + 1));
+                                if let Err(e) = self.tab().page.navigate(Navigation::To(url), false).await {
+                                    lines.push(format!("✗ the new tab did not load: {}", e.message));
+                                }
+                            }
+                            Err(e) => lines.push(format!("✗ no new tab: {}", e.message)),
+                        },
+                    }
+                }
+                Err((line, e)) => {
+                    lines.push(self.failure_line(&line, &e).await);
+                    for rest in &steps[i + 1..] {
+                        lines.push(format!("· not run: {}", step_words(rest)));
+                    }
+                    failure = Some(e);
+                    break;
+                }
+            }
+        }
+        let (after, mut envelope) = self.view("act", &FoldOptions::default()).await?;
+        let mut text = lines.join("\n");
+        text.push('\n');
+        if self.active != start_tab {
+            text.push_str(&with_notices(&after.text(), &envelope));
+        } else if let Some(a) = &arrival {
+            if let Some(from) = &a.from {
+                text.push_str(&arrival_line(from, a, &after));
+            }
+            text.push_str(&with_notices(&after.text(), &envelope));
+        } else {
+            // PROTOCOL §2: the diff, unless it would cost more than 75% of
+            // the whole view.
+            let diff = whittle_engine::diff::diff(&before, &after);
+            if f64::from(diff.tokens()) <= DIFF_SHARE * f64::from(after.tokens()) {
+                text.push_str(&diff.text());
+            } else {
+                text.push_str(&with_notices(&after.text(), &envelope));
+            }
+        }
+        if let Some(e) = failure {
+            envelope.ok = false;
+            envelope.server.error = Some(whittle_engine::render::envelope::ErrorInfo { code: e.code.to_owned(), message: e.message });
+        }
+        Ok(ToolOutput { text, envelope })
+    }
+
+    /// Runs one step on the active tab: the `✓` line's words and what it
+    /// did, or the `✗` line's words and why it failed.
+    async fn run_step(&mut self, step: &Step, confirm: bool) -> Result<(String, Effect), (String, BrowseError)> {
+        let words = step_words(step);
+        let target = match self.target(step).await {
+            Ok(t) => t,
+            Err(e) => return Err((words, e)),
+        };
+        let described = match target {
+            Some((_, r)) => self.describe(r).await.unwrap_or_else(|| format!("[{r}]")),
+            None => String::new(),
+        };
+        let head = if described.is_empty() { step.action.word().to_owned() } else { format!("{} {described}", step.action.word()) };
+        let sensitive = match target {
+            Some((_, r)) => self.is_sensitive(r).await,
+            None => false,
+        };
+        let action = PageAction {
+            action: step.action,
+            target: target.map(|(n, _)| n),
+            text: step.text.as_deref(),
+            values: step.values.as_deref().unwrap_or(&[]),
+            key: step.key.as_deref(),
+            dy: step.dy,
+            files: step.files.as_deref().unwrap_or(&[]),
+            confirm,
+        };
+        match self.tab().page.act(action).await {
+            Ok(effect) => Ok((format!("{head}{}", step_detail(step, sensitive)), effect)),
+            Err(e) => Err((head, e)),
+        }
+    }
+
+    /// The node a step acts on and its ref: from `ref` (checked against
+    /// `snapshot_id`), from `text` for steps that target by text, or none.
+    async fn target(&mut self, step: &Step) -> Result<Option<(NodeId, u32)>, BrowseError> {
+        if let Some(r) = step.ref_id {
+            if let Some(sid) = &step.snapshot_id {
+                self.check_snapshot(sid, r).await?;
+            }
+            let node = self.node_of(r).await?;
+            return Ok(Some((node, r)));
+        }
+        let by_text = matches!(step.action, Do::Click | Do::Hover | Do::Check | Do::Uncheck);
+        if let (true, Some(text)) = (by_text, step.text.as_deref()) {
+            let tab = &mut self.tabs[self.active];
+            let analysis = tab.page.analysis(&mut self.refs).await?;
+            return match target_by_text(analysis, text) {
+                Some(found) => Ok(Some(found)),
+                None => Err(BrowseError::new("not_found", format!("nothing on the page reads {text:?}"))),
+            };
+        }
+        Ok(None)
+    }
+
+    /// The node of ref `r` in the active tab's document.
+    async fn node_of(&mut self, r: u32) -> Result<NodeId, BrowseError> {
+        let Some((doc, node)) = self.refs.resolve(r) else {
+            return Err(BrowseError::new("unknown_ref", format!("no element has ref {r}: observe again")));
+        };
+        if self.tabs[self.active].page.document_id() == Some(doc) {
+            return Ok(node);
+        }
+        // Make sure the active page's refs are current before refusing.
+        self.tabs[self.active].page.analysis(&mut self.refs).await?;
+        if let Some(i) = self.tabs.iter().position(|t| t.page.document_id() == Some(doc)) {
+            return Err(BrowseError::new(
+                "unknown_ref",
+                format!("ref {r} is on tab {}, not the active tab {}: switch tabs first", i + 1, self.active + 1),
+            ));
+        }
+        Err(BrowseError::new("unknown_ref", format!("ref {r} belongs to a page that is gone: observe again")))
+    }
+
+    async fn check_snapshot(&mut self, sid: &str, r: u32) -> Result<(), BrowseError> {
+        let stale = |why: String| BrowseError::new("snapshot_stale", format!("{why}: observe again"));
+        let role_then = {
+            let tab = &self.tabs[self.active];
+            let Some(seen) = tab.seen.iter().find(|s| s.id == sid) else {
+                return Err(stale(format!("snapshot {sid} is not one of this tab's recent observations")));
+            };
+            seen.roles.get(&r).copied()
+        };
+        let node = self.node_of(r).await.map_err(|_| stale(format!("ref {r} is gone since snapshot {sid}")))?;
+        let tab = &mut self.tabs[self.active];
+        let analysis = tab.page.analysis(&mut self.refs).await?;
+        let role_now = analysis.tree.widgets.iter().find(|w| w.node == node).map(|w| role_word(w.role));
+        match (role_then, role_now) {
+            (Some(then), Some(now)) if then != now => Err(stale(format!("ref {r} was a {then} and is now a {now}"))),
+            (Some(_), None) => Err(stale(format!("ref {r} is no longer shown"))),
+            _ => Ok(()),
+        }
+    }
+
+    /// The `✗` line of a failed step. The engine's refusals are predicates
+    /// (`is disabled`, `is required`) about the target or, when `about`
+    /// names another element, about that one.
+    async fn failure_line(&mut self, head: &str, e: &BrowseError) -> String {
+        if !matches!(e.code, "not_actionable" | "needs_script" | "invalid_form") {
+            return format!("✗ {head}: {}", e.message);
+        }
+        let about = match e.about {
+            Some(node) => self.describe_node(node).await,
+            None => None,
+        };
+        match about {
+            Some(other) if !head.ends_with(&other) => format!("✗ {head}: {other} {}", e.message),
+            _ => format!("✗ {head} {}", e.message),
+        }
+    }
+
+    /// `[r] role "name"` of the element `node` of the active page, if it
+    /// has a ref.
+    async fn describe_node(&mut self, node: NodeId) -> Option<String> {
+        let r = {
+            let tab = &mut self.tabs[self.active];
+            let analysis = tab.page.analysis(&mut self.refs).await.ok()?;
+            analysis.tree.widgets.iter().find(|w| w.node == node)?.ref_id?
+        };
+        self.describe(r).await
+    }
+
+    /// `[r] role "name"` of ref `r`, as the tree shows it.
+    async fn describe(&mut self, r: u32) -> Option<String> {
+        let tab = &mut self.tabs[self.active];
+        let analysis = tab.page.analysis(&mut self.refs).await.ok()?;
+        let w = analysis.tree.widgets.iter().find(|w| w.ref_id == Some(r))?;
+        let name = whittle_engine::collapse_whitespace(&w.name);
+        Some(if name.is_empty() { format!("[{r}] {}", role_word(w.role)) } else { format!("[{r}] {} {name:?}", role_word(w.role)) })
+    }
+
+    async fn is_sensitive(&mut self, r: u32) -> bool {
+        let tab = &mut self.tabs[self.active];
+        match tab.page.analysis(&mut self.refs).await {
+            Ok(a) => a.tree.widgets.iter().any(|w| w.ref_id == Some(r) && w.sensitive.is_some()),
+            Err(_) => false,
+        }
+    }
+
+    // ---- find, extract ----------------------------------------------------
+
+    async fn find(&mut self, args: FindArgs) -> Result<ToolOutput, Fail> {
+        let limit = args.limit.unwrap_or(20).clamp(1, 500) as usize;
+        let tab = &mut self.tabs[self.active];
+        let analysis = tab.page.analysis(&mut self.refs).await?;
+        let found = whittle_engine::find::find(&analysis.document, &analysis.styles, &analysis.semantics, &analysis.tree, &args.q, limit)
+            .map_err(|e| invalid_args(e.to_string()))?;
+        self.answer("find", found.text).await
+    }
+
+    async fn extract(&mut self, args: ExtractArgs) -> Result<ToolOutput, Fail> {
+        let scope = match args.ref_id {
+            Some(r) => Some(self.node_of(r).await?),
+            None => None,
+        };
+        let kind = match args.kind {
+            crate::tools::ExtractKind::Table => whittle_engine::extract::ExtractKind::Table,
+            crate::tools::ExtractKind::List => whittle_engine::extract::ExtractKind::List,
+            crate::tools::ExtractKind::Text => whittle_engine::extract::ExtractKind::Text,
+            crate::tools::ExtractKind::Links => whittle_engine::extract::ExtractKind::Links,
+        };
+        let tab = &mut self.tabs[self.active];
+        let analysis = tab.page.analysis(&mut self.refs).await?;
+        let extracted = whittle_engine::extract::extract(
+            &analysis.document,
+            &analysis.styles,
+            &analysis.semantics,
+            &analysis.tree,
+            kind,
+            scope,
+            args.offset.unwrap_or(0) as usize,
+            args.links.unwrap_or(false),
+            EXTRACT_PAGE_TOKENS,
+        )
+        .map_err(|e| BrowseError::new("not_found", e.to_string()))?;
+        self.answer("extract", extracted.text).await
+    }
+
+    /// A result that is not an observation (find, extract, tabs, wait): the
+    /// text, and an envelope about the active page whose `tree` holds the
+    /// text's lines.
+    async fn answer(&mut self, tool: &str, text: String) -> Result<ToolOutput, Fail> {
+        let ids = self.ids(tool);
+        let tab = &mut self.tabs[self.active];
+        let engine = tab.page.engine();
+        let origin = tab.page.url().map(|u| u.origin().ascii_serialization());
+        let envelope = match tab.page.analysis(&mut self.refs).await {
+            Ok(analysis) => {
+                let lines: Vec<String> = text.lines().map(str::to_owned).collect();
+                let obs = Observation {
+                    title: analysis.document.title(),
+                    url: analysis.document.url().map(|u| u.to_string()).unwrap_or_default(),
+                    header: String::new(),
+                    line_refs: vec![Default::default(); lines.len()],
+                    lines,
+                    widgets: Vec::new(),
+                    tree_truncated: false,
+                    marks_truncated: false,
+                };
+                Envelope::observation(ids, engine, &analysis.layout, &obs, &analysis.tree, origin)
+            }
+            // An empty tab: nothing of a page to describe.
+            Err(_) => {
+                let mut e = Envelope::error(ids, "", "");
+                e.ok = true;
+                e.server.error = None;
+                e
+            }
+        };
+        let mut text = text;
+        if !text.ends_with('\n') {
+            text.push('\n');
+        }
+        Ok(ToolOutput { text, envelope })
+    }
+
+    // ---- tabs -------------------------------------------------------------
+
+    async fn tabs(&mut self, args: TabsArgs) -> Result<ToolOutput, Fail> {
+        match args.op {
+            TabOp::List => {
+                let text = self.tab_list();
+                self.answer("tabs", text).await
+            }
+            TabOp::Open => {
+                let nav = match &args.url {
+                    Some(u) => Some(self.navigation(u)?),
+                    None => None,
+                };
+                let index = self.open_tab().await?;
+                let previous = self.active;
+                self.active = index;
+                if let Some(nav) = nav
+                    && let Err(e) = self.tab().page.navigate(nav, false).await
+                {
+                    // The tab stays open (empty); say why it is.
+                    self.active = previous;
+                    return Err(BrowseError::new(e.code, format!("tab {} opened but did not load: {}", index + 1, e.message)));
+                }
+                let mut text = format!("⧉ tab {} opened (now active)\n", index + 1);
+                if self.tab().page.url().is_some() {
+                    let (obs, envelope) = self.view("tabs", &FoldOptions::default()).await?;
+                    text.push_str(&with_notices(&obs.text(), &envelope));
+                    return Ok(ToolOutput { text, envelope });
+                }
+                self.answer("tabs", text).await
+            }
+            TabOp::Switch => {
+                let i = self.tab_index(args.index)?;
+                self.active = i;
+                if self.tab().page.url().is_none() {
+                    return self.answer("tabs", format!("tab {} is empty: navigate somewhere", i + 1)).await;
+                }
+                let (obs, envelope) = self.view("tabs", &FoldOptions::default()).await?;
+                Ok(ToolOutput { text: with_notices(&obs.text(), &envelope), envelope })
+            }
+            TabOp::Close => {
+                let i = match args.index {
+                    Some(_) => self.tab_index(args.index)?,
+                    None => self.active,
+                };
+                let tab = self.tabs.remove(i);
+                if let Some(doc) = tab.page.document_id() {
+                    self.refs.forget(doc);
+                }
+                if self.tabs.is_empty() {
+                    self.active = 0;
+                    self.open_tab().await?;
+                } else if self.active > i || self.active >= self.tabs.len() {
+                    self.active = self.active.saturating_sub(1);
+                }
+                let text = format!("tab {} closed\n{}", i + 1, self.tab_list());
+                self.answer("tabs", text).await
+            }
+        }
+    }
+
+    fn tab_index(&self, index: Option<u32>) -> Result<usize, Fail> {
+        let Some(n) = index else { return Err(invalid_args("index is required (see tabs op:list)")) };
+        let i = (n as usize).wrapping_sub(1);
+        if i >= self.tabs.len() {
+            return Err(invalid_args(format!("no tab {n}: there are {} (numbered from 1)", self.tabs.len())));
+        }
+        Ok(i)
+    }
+
+    /// One line per tab: `* 1 title · compact url` (`*` the active one).
+    fn tab_list(&self) -> String {
+        let mut out = String::new();
+        for (i, t) in self.tabs.iter().enumerate() {
+            let mark = if i == self.active { '*' } else { ' ' };
+            let url = t.page.url().map(compact_url).unwrap_or_else(|| "(empty)".into());
+            out.push_str(&format!("{mark} {} {url}\n", i + 1));
+        }
+        out
+    }
+
+    // ---- wait -------------------------------------------------------------
+
+    async fn wait(&mut self, args: WaitArgs) -> Result<ToolOutput, Fail> {
+        if args.user == Some(true) {
+            let text = "⏸ waiting for the person: this tab is not shown to them by the static engine; \
+                        ask them to finish (CAPTCHA, 2FA) in their browser, then navigate or observe again\n";
+            return self.answer("wait", text.to_owned()).await;
+        }
+        if args.text.is_none() && args.gone.is_none() && args.ms.is_none() {
+            return Err(invalid_args("give text, gone, ms or user"));
+        }
+        if let Some(ms) = args.ms {
+            tokio::time::sleep(Duration::from_millis(u64::from(ms.min(MAX_WAIT_MS)))).await;
+        }
+        let page_text = {
+            let tab = &mut self.tabs[self.active];
+            let analysis = tab.page.analysis(&mut self.refs).await?;
+            observe_analysis(analysis, &FoldOptions::unfolded()).text().to_lowercase()
+        };
+        let mut lines = Vec::new();
+        let mut ok = true;
+        if let Some(t) = &args.text {
+            if page_text.contains(&t.to_lowercase()) {
+                lines.push(format!("✓ {t:?} is on the page"));
+            } else {
+                ok = false;
+                lines.push(format!("✗ {t:?} is not on the page (a page without scripts changes only when acted on or reloaded)"));
+            }
+        }
+        if let Some(g) = &args.gone {
+            if page_text.contains(&g.to_lowercase()) {
+                ok = false;
+                lines.push(format!("✗ {g:?} is still on the page"));
+            } else {
+                lines.push(format!("✓ {g:?} is not on the page"));
+            }
+        }
+        if let Some(ms) = args.ms {
+            lines.push(format!("✓ waited {} ms", ms.min(MAX_WAIT_MS)));
+        }
+        let mut out = self.answer("wait", lines.join("\n")).await?;
+        if !ok {
+            out.envelope.ok = false;
+            out.envelope.server.error = Some(whittle_engine::render::envelope::ErrorInfo {
+                code: "wait_timeout".into(),
+                message: "the condition did not hold".into(),
+            });
+        }
+        Ok(out)
+    }
+}
+
+/// Reads a tool's arguments; the error names the argument at fault
+/// (`do: unknown variant \`fly\`, expected one of …`).
+fn parse_args<T: DeserializeOwned>(args: serde_json::Value) -> Result<T, Fail> {
+    let args = if args.is_null() { serde_json::Value::Object(Default::default()) } else { args };
+    serde_path_to_error::deserialize(args).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        if path == "." { invalid_args(inner.to_string()) } else { invalid_args(format!("{path}: {inner}")) }
+    })
+}
+
+/// Checks what a step needs before anything runs.
+fn check_step(s: &Step) -> Result<(), Fail> {
+    let need = |what: bool, msg: &str| if what { Ok(()) } else { Err(invalid_args(format!("{}: {msg}", s.action.word()))) };
+    match s.action {
+        Do::Type => need(s.text.is_some(), "`text` is required"),
+        Do::Select => need(s.values.as_ref().is_some_and(|v| !v.is_empty()), "`values` is required"),
+        Do::Press => need(s.key.as_ref().is_some_and(|k| !k.is_empty()), "`key` is required"),
+        Do::Scroll => need(s.dy.is_some_and(f64::is_finite), "`dy` (screens) is required"),
+        Do::Upload => need(s.files.as_ref().is_some_and(|f| !f.is_empty()) && s.ref_id.is_some(), "`ref` and `files` are required"),
+        Do::Click | Do::Hover | Do::Check | Do::Uncheck => {
+            need(s.ref_id.is_some() || s.text.is_some(), "`ref` or `text` is required")
+        }
+        Do::Clear | Do::Submit => need(s.ref_id.is_some(), "`ref` is required"),
+    }
+}
+
+/// A step in words, for lines that say what was not run.
+fn step_words(s: &Step) -> String {
+    let mut out = s.action.word().to_owned();
+    if let Some(r) = s.ref_id {
+        out.push_str(&format!(" [{r}]"));
+    } else if let Some(t) = &s.text
+        && matches!(s.action, Do::Click | Do::Hover | Do::Check | Do::Uncheck)
+    {
+        out.push_str(&format!(" {t:?}"));
+    }
+    out
+}
+
+/// What follows the target on a `✓` line: the typed text (its length only
+/// for sensitive fields), the chosen options, the key, the distance.
+fn step_detail(s: &Step, sensitive: bool) -> String {
+    match s.action {
+        Do::Type if sensitive => format!(" ({} characters)", s.text.as_deref().unwrap_or("").chars().count()),
+        Do::Type => format!(" {:?}", s.text.as_deref().unwrap_or("")),
+        Do::Select => format!(" = {}", s.values.as_deref().unwrap_or(&[]).join(", ")),
+        Do::Press => format!(" {}", s.key.as_deref().unwrap_or("")),
+        Do::Scroll => format!(" {}", s.dy.unwrap_or(0.0)),
+        Do::Upload => format!(" {} file(s)", s.files.as_ref().map_or(0, Vec::len)),
+        _ => String::new(),
+    }
+}
+
+/// `→ from → to · "title"`.
+fn arrival_line(from: &Url, a: &Arrival, obs: &Observation) -> String {
+    format!("→ {} → {} · {:?}\n", compact_url(from), compact_url(&a.to), obs.title)
+}
+
+/// The observation text with whittle's notices as `⚠` lines after the
+/// header.
+fn with_notices(text: &str, envelope: &Envelope) -> String {
+    if envelope.server.notices.is_empty() {
+        return text.to_owned();
+    }
+    let (header, rest) = text.split_once('\n').unwrap_or((text, ""));
+    let mut out = String::with_capacity(text.len() + 64);
+    out.push_str(header);
+    out.push('\n');
+    for n in &envelope.server.notices {
+        out.push_str("⚠ ");
+        out.push_str(n);
+        out.push('\n');
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Folds and renders an analysis.
+fn observe_analysis(a: &Analysis, options: &FoldOptions) -> Observation {
+    let folded = fold(&a.document, &a.tree, &a.layout, options, &RenderOptions::default());
+    render(&a.document, &folded)
+}
+
+/// Remembers an observation for `snapshot_id` checks.
+fn remember(tab: &mut Tab, envelope: &Envelope) {
+    let id = envelope.server.snapshot_id.clone();
+    if tab.seen.iter().any(|s| s.id == id) {
+        return;
+    }
+    let roles = envelope.page_content.as_ref().map(|p| p.elements.iter().map(|e| (e.ref_id, e.role)).collect()).unwrap_or_default();
+    if tab.seen.len() == SNAPSHOTS_KEPT {
+        tab.seen.pop_front();
+    }
+    tab.seen.push_back(Seen { id, roles });
+}
+
+/// The widget a step's `text` names: the first whose name equals it
+/// (case and spacing aside), else the first whose name contains it; refs
+/// only, in reading order.
+fn target_by_text(a: &Analysis, text: &str) -> Option<(NodeId, u32)> {
+    let wanted = whittle_engine::collapse_whitespace(text).to_lowercase();
+    if wanted.is_empty() {
+        return None;
+    }
+    let named = |w: &&whittle_engine::tree::Widget| w.ref_id.is_some();
+    let norm = |s: &str| whittle_engine::collapse_whitespace(s).to_lowercase();
+    let exact = a.tree.widgets.iter().filter(named).find(|w| norm(&w.name) == wanted);
+    let w = exact.or_else(|| a.tree.widgets.iter().filter(named).find(|w| norm(&w.name).contains(&wanted)))?;
+    Some((w.node, w.ref_id?))
+}
+
+/// The URL `navigate` goes to for `input` (not back/forward/reload).
+pub fn resolve_input(input: &str, search_url: &str) -> Result<Url, BrowseError> {
+    let s = input.trim();
+    if let Some((scheme, _)) = s.split_once(':')
+        && !scheme.is_empty()
+        && scheme.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+        && scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+        && !looks_like_host_port(s)
+    {
+        let lower = scheme.to_ascii_lowercase();
+        if lower != "http" && lower != "https" {
+            return Err(BrowseError::new("invalid_url", format!("whittle opens http and https URLs, not {lower}:")));
+        }
+        return Url::parse(s).map_err(|e| BrowseError::new("invalid_url", format!("{s:?} is not a URL: {e}")));
+    }
+    if !s.contains(char::is_whitespace) && looks_like_host(s) {
+        let host_end = s.find(['/', '?', '#']).unwrap_or(s.len());
+        let host = &s[..host_end];
+        let bare = host.rsplit_once(':').map_or(host, |(h, _)| h);
+        let local = bare == "localhost" || bare.parse::<std::net::Ipv4Addr>().is_ok() || bare.starts_with('[');
+        let scheme = if local { "http" } else { "https" };
+        return Url::parse(&format!("{scheme}://{s}")).map_err(|e| BrowseError::new("invalid_url", format!("{s:?} is not a URL: {e}")));
+    }
+    let q: String = url::form_urlencoded::byte_serialize(s.as_bytes()).collect();
+    let target = search_url.replace("{q}", &q);
+    Url::parse(&target).map_err(|e| BrowseError::new("invalid_url", format!("the search URL {search_url:?} is not a URL: {e}")))
+}
+
+/// `host:port…` (so `localhost:8080/x` is not read as scheme `localhost`).
+fn looks_like_host_port(s: &str) -> bool {
+    let Some((_, rest)) = s.split_once(':') else { return false };
+    rest.starts_with(|c: char| c.is_ascii_digit())
+}
+
+/// Something a person would type as an address: `localhost`, an IP, or a
+/// dotted name whose last label is letters.
+fn looks_like_host(s: &str) -> bool {
+    let host_end = s.find(['/', '?', '#']).unwrap_or(s.len());
+    let host = &s[..host_end];
+    let bare = host.rsplit_once(':').filter(|(_, p)| p.chars().all(|c| c.is_ascii_digit())).map_or(host, |(h, _)| h);
+    if bare == "localhost" || bare.parse::<std::net::IpAddr>().is_ok() {
+        return true;
+    }
+    let labels: Vec<&str> = bare.split('.').collect();
+    labels.len() >= 2
+        && labels.iter().all(|l| !l.is_empty() && l.chars().all(|c| c.is_alphanumeric() || c == '-'))
+        && labels.last().is_some_and(|tld| tld.len() >= 2 && tld.chars().all(char::is_alphabetic))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SEARCH: &str = "https://search.test/?q={q}";
+
+    #[test]
+    fn navigate_inputs() {
+        let go = |s: &str| resolve_input(s, SEARCH).map(|u| u.to_string());
+        assert_eq!(go("https://shop.example/checkout").expect("present"), "https://shop.example/checkout");
+        assert_eq!(go("shop.example/checkout").expect("present"), "https://shop.example/checkout");
+        assert_eq!(go("localhost:8080/x").expect("present"), "http://localhost:8080/x");
+        assert_eq!(go("127.0.0.1:9/a?b=c").expect("present"), "http://127.0.0.1:9/a?b=c");
+        assert_eq!(go("lantern reviews").expect("present"), "https://search.test/?q=lantern+reviews");
+        assert_eq!(go("node.js").expect("present"), "https://node.js/");
+        assert_eq!(go("what is 2+2?").expect("present"), "https://search.test/?q=what+is+2%2B2%3F");
+        assert_eq!(resolve_input("javascript:alert(1)", SEARCH).expect_err("an error").code, "invalid_url");
+        assert_eq!(resolve_input("ftp://x.test/", SEARCH).expect_err("an error").code, "invalid_url");
+        assert_eq!(resolve_input("file:///etc/passwd", SEARCH).expect_err("an error").code, "invalid_url");
+        assert_eq!(resolve_input("http://[::1", SEARCH).expect_err("an error").code, "invalid_url");
+    }
+
+    #[test]
+    fn steps_need_their_arguments() {
+        let step = |v: serde_json::Value| serde_json::from_value::<Step>(v).expect("present");
+        assert!(check_step(&step(serde_json::json!({"do": "type", "ref": 3}))).is_err());
+        assert!(check_step(&step(serde_json::json!({"do": "type", "ref": 3, "text": "x"}))).is_ok());
+        assert!(check_step(&step(serde_json::json!({"do": "click"}))).is_err());
+        assert!(check_step(&step(serde_json::json!({"do": "click", "text": "Go"}))).is_ok());
+        assert!(check_step(&step(serde_json::json!({"do": "select", "ref": 1, "values": []}))).is_err());
+        assert!(check_step(&step(serde_json::json!({"do": "scroll", "dy": 1.5}))).is_ok());
+        assert!(serde_json::from_value::<Step>(serde_json::json!({"do": "fly"})).is_err());
+    }
+}

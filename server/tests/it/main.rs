@@ -1,0 +1,6 @@
+//! The server crate's integration tests, one binary: the fetcher and the
+//! browsing session against loopback servers the tests start themselves.
+
+mod fetch;
+mod server;
+mod session;
