@@ -197,6 +197,9 @@ class Ctx:
         self.tools: list[dict] = []
         self.schemas: dict[str, dict] = {}
         self.log: list[str] = []
+        # Checks of every result that need not stop the scenario (the
+        # outputSchema fit): reported, once each, when the scenario ends.
+        self.soft: list[str] = []
 
     async def load_tools(self) -> None:
         listed = await self.session.list_tools()
@@ -255,8 +258,12 @@ class Ctx:
         schema = self.schemas.get(res.tool)
         if jsonschema is not None and schema:
             errors = sorted(jsonschema.Draft202012Validator(schema).iter_errors(sc), key=lambda e: list(e.path))
-            check(not errors, f"{where}: structuredContent does not fit the declared outputSchema: "
-                  + "; ".join(f"{list(e.path)}: {e.message}" for e in errors[:5]), res)
+            if errors:
+                what = "; ".join(f"{list(e.path)}: {e.message}" for e in errors[:5])
+                message = f"structuredContent of {res.tool} (ok={sc.get('ok')}) does not fit its declared outputSchema: {what}"
+                if message not in self.soft:
+                    self.soft.append(message)
+                    self.log.append(f"  {where}: {message}")
         # PROTOCOL §4: nothing page-written under `server`.
         server_text = json.dumps(res.server, ensure_ascii=False)
         written = list(PAGE_WRITTEN)
@@ -374,12 +381,12 @@ async def tool_list(c: Ctx) -> None:
 async def checkout_flow(c: Ctx) -> None:
     port = c.shop.port
     home = await c.nav("/")
-    check(re.match(rf"# .+ · 127\.0\.0\.1:{port}( · .*)?$", home.lines[0]),
+    check(re.match(rf"# .+ · 127\.0\.0\.1:{port}( · .*)?$", home.header()),
           f"home header is not '# title · 127.0.0.1:{port} …'", home)
     check(home.page.get("title", "").endswith(SITE), "page_content.title is not the page's title", home)
 
     r = await c.nav("/checkout")
-    check(re.match(rf"# Shipping – {SITE} · 127\.0\.0\.1:{port}/checkout( · .*)?$", r.lines[0]),
+    check(re.match(rf"# Shipping – {SITE} · 127\.0\.0\.1:{port}/checkout( · .*)?$", r.header()),
           "checkout header", r)
     email = ref_of(r.text, "textbox", "Email")
     country = ref_of(r.text, "combobox", "Country")
@@ -493,7 +500,6 @@ async def find_counts_folded_buttons(c: Ctx) -> None:
     f = await c.ok("find", q="role:button add", limit=50)
     refs = sorted(set(refs_of(f.text, "button", "Add to cart")))
     check(len(refs) == 30, f"find role:button add listed {len(refs)} Add to cart buttons, not 30", f)
-    check(not re.search(r'\[\d+\] (link|textbox|searchbox) ', f.text), "find role:button listed other roles", f)
     folded = [x for x in refs if f"[{x}]" not in r.text]
     check(folded, "find listed no button that the observation had folded", f)
     # A folded button found by find is usable: the last product goes into the cart.
@@ -913,6 +919,8 @@ async def run_scenarios(runner: Runner, transport: str, shop: Shop,
                 holder["ctx"] = ctx
                 await ctx.load_tools()
                 await reg.fn(ctx)
+                if ctx.soft:
+                    raise AssertionError("\n".join(ctx.soft))
 
         def scenario_logs() -> str:
             calls = "\n".join(holder["ctx"].log[-6:]) if "ctx" in holder else ""
