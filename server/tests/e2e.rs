@@ -57,9 +57,17 @@ fn mcp_end_to_end() {
     // Python side can count only where tiktoken can fetch its own).
     if let Ok(text) = std::fs::read_to_string(&tools_json) {
         let tokens = whittle_engine::fold::tokens::exact_count(&text);
+        // What a client that shows the model no output schemas sends.
+        let mut tools: Vec<serde_json::Value> = serde_json::from_str(&text).unwrap_or_default();
+        for t in &mut tools {
+            if let Some(t) = t.as_object_mut() {
+                t.remove("outputSchema");
+            }
+        }
+        let inputs = whittle_engine::fold::tokens::exact_count(&serde_json::Value::from(tools).to_string());
         say(&format!(
             "e2e: tool list (name, description, inputSchema, outputSchema as sent): {} bytes, \
-             {tokens} o200k tokens (target ≤ 1,200)",
+             {tokens} o200k tokens, {inputs} without the outputSchemas (target ≤ 1,200)",
             text.len()
         ));
         let _ = std::fs::remove_file(&tools_json);
