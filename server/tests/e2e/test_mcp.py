@@ -149,6 +149,10 @@ def ref_of(text: str, role: str, name: str) -> int:
     return int(m.group(1))
 
 
+def all_refs(text: str) -> list[int]:
+    return [int(x) for x in re.findall(r"\[(\d+)\]", text)]
+
+
 def refs_of(text: str, role: str, name: str) -> list[int]:
     return [int(x) for x in re.findall(rf'\[(\d+)\] {re.escape(role)} "{re.escape(name)}"', text)]
 
@@ -388,6 +392,8 @@ async def checkout_flow(c: Ctx) -> None:
     r = await c.nav("/checkout")
     check(re.match(rf"# Shipping – {SITE} · 127\.0\.0\.1:{port}/checkout( · .*)?$", r.header()),
           "checkout header", r)
+    # PROTOCOL §1: a new element gets a new number, never a reused one.
+    check(min(all_refs(r.text)) > max(all_refs(home.text)), "the checkout page reuses ref numbers of the home page", r)
     email = ref_of(r.text, "textbox", "Email")
     country = ref_of(r.text, "combobox", "Country")
     gift = ref_of(r.text, "checkbox", "This is a gift")
