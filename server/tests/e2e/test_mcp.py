@@ -444,6 +444,22 @@ async def checkout_flow(c: Ctx) -> None:
 
 
 @scenario()
+async def history_and_compact_urls(c: Ctx) -> None:
+    home = await c.nav("/")
+    # The header's compact URL is what a model copies: it must navigate.
+    compact = home.header().split(" · ")[1]
+    r = await c.ok("navigate", url=compact + "/product/2")
+    check(r.header().startswith(f"# {PRODUCT_NAMES[1]} – {SITE} · {compact}/product/2"),
+          f"navigate to the compact URL {compact}/product/2", r)
+    b = await c.ok("navigate", url="back")
+    check(b.header().startswith(f"# Home – {SITE} · {compact}"), "back from the product page is not home", b)
+    f = await c.ok("navigate", url="forward")
+    check("/product/2" in f.header(), "forward did not return to the product page", f)
+    r = await c.ok("navigate", url="reload")
+    check("/product/2" in r.header(), "reload left the product page", r)
+
+
+@scenario()
 async def folding_and_expand(c: Ctx) -> None:
     r = await c.nav("/")
     m = FOLD_RE.search(r.text)
