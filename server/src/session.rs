@@ -75,8 +75,17 @@ struct Tab {
     page: Box<dyn Page>,
     seen: VecDeque<Seen>,
     /// The default view at a page generation: what an action's diff starts
-    /// from when nothing changed since.
-    baseline: Option<(u64, Observation)>,
+    /// from when nothing changed since, and what is refolded when only
+    /// field values changed.
+    baseline: Option<Baseline>,
+}
+
+/// A tab's default view and the page generation it was rendered at.
+#[derive(Debug)]
+struct Baseline {
+    generation: u64,
+    folded: whittle_engine::Folded,
+    observation: Observation,
 }
 
 /// The tabs of one client.
@@ -218,12 +227,24 @@ impl Session {
         let origin = tab.page.url().map(|u| u.origin().ascii_serialization());
         let mut notices = tab.page.notices();
         let analysis = tab.page.analysis(&mut self.refs).await?;
-        let obs = observe_analysis(analysis, options);
+        let is_default = *options == FoldOptions::default();
+        // Only field values changed since the baseline: refold their lines.
+        let refolded = match &tab.baseline {
+            Some(b) if is_default && !analysis.values_since.1.is_empty() && b.generation >= analysis.values_since.0 => {
+                whittle_engine::fold::refold_values(&b.folded, &analysis.tree, options, &RenderOptions::default(), &analysis.values_since.1)
+            }
+            _ => None,
+        };
+        let folded = match refolded {
+            Some(f) => f,
+            None => fold(&analysis.document, &analysis.tree, &analysis.layout, options, &RenderOptions::default()),
+        };
+        let obs = render(&analysis.document, &folded);
         let mut envelope = Envelope::observation(ids, engine, &analysis.layout, &obs, &analysis.tree, origin);
         envelope.server.notices.append(&mut notices);
         remember(tab, &envelope);
-        if *options == FoldOptions::default() {
-            tab.baseline = Some((tab.page.generation(), obs.clone()));
+        if is_default {
+            tab.baseline = Some(Baseline { generation: tab.page.generation(), folded, observation: obs.clone() });
         }
         Ok((obs, envelope))
     }
@@ -232,10 +253,10 @@ impl Session {
     /// not changed since it was rendered.
     async fn default_view(&mut self) -> Result<Observation, Fail> {
         let tab = &self.tabs[self.active];
-        if let Some((generation, obs)) = &tab.baseline
-            && *generation == tab.page.generation()
+        if let Some(b) = &tab.baseline
+            && b.generation == tab.page.generation()
         {
-            return Ok(obs.clone());
+            return Ok(b.observation.clone());
         }
         Ok(self.view("act", &FoldOptions::default()).await?.0)
     }

@@ -611,6 +611,51 @@ pub fn fold_with(
     out
 }
 
+/// The fold of a page whose only change since `previous` was made is the
+/// value, states or options of the widgets of `changed` (typing into a
+/// field: [`AxTree::refresh_values`]): `previous` with the lines showing
+/// them written again, without folding the whole tree again. A value
+/// changes no signature, no placement and no line count, so the choices
+/// of `previous` stand as long as the cost stays where [`fold`] would not
+/// have checked it with tiktoken (under [`VERIFY_ABOVE_PERCENT`] of the
+/// budget); otherwise, or for a mode other than `full` or an expanded
+/// ref, `None`: fold again.
+pub fn refold_values(
+    previous: &Folded,
+    tree: &AxTree,
+    options: &FoldOptions,
+    render_options: &RenderOptions,
+    changed: &[NodeId],
+) -> Option<Folded> {
+    if options.mode != Mode::Full || options.expand.is_some() || previous.expand_missing {
+        return None;
+    }
+    let shows = |item: &crate::tree::Item| {
+        item.head.iter().any(|s| matches!(s, Segment::Widget(w) if tree.widgets.get(*w).is_some_and(|w| changed.contains(&w.node))))
+    };
+    let mut out = previous.clone();
+    let mut cost = i64::from(previous.estimated_tokens);
+    for line in &mut out.lines {
+        let LineKind::Item(id) = line.kind else { continue };
+        let Some(item) = tree.items.get(id) else { return None };
+        if !shows(item) {
+            continue;
+        }
+        let text = render::item_line(tree, item, render_options, LineStyle::Full);
+        let depth = line.depth.min(MAX_INDENT);
+        cost += i64::from(tokens::line_cost(depth, &text)) - i64::from(tokens::line_cost(depth, &line.text));
+        line.text = text;
+    }
+    out.estimated_tokens = u32::try_from(cost.max(0)).unwrap_or(u32::MAX);
+    if let Some(b) = options.budget {
+        let b = u64::from(b.max(MIN_BUDGET));
+        if u64::from(out.estimated_tokens) * 100 > b * VERIFY_ABOVE_PERCENT {
+            return None;
+        }
+    }
+    Some(out)
+}
+
 /// Above this share of the budget (percent), the estimate is checked with
 /// tiktoken.
 pub const VERIFY_ABOVE_PERCENT: u64 = 70;

@@ -386,3 +386,46 @@ fn navigation_and_footers_below_the_first_screen_are_one_line() {
         .text();
     assert!(tall.contains("Footer link 10\""), "{tall}");
 }
+
+/// Typing into fields and refolding only their lines gives exactly what
+/// folding the whole page again gives, on every fixture with a text field
+/// and at budgets where the refold applies.
+#[test]
+fn refolding_typed_values_equals_folding_again() {
+    use whittle_engine::fold::refold_values;
+    use whittle_engine::{build_tree, type_text};
+    let mut checked = 0;
+    for (name, bytes) in fixture_pages() {
+        for b in [3_000, 600] {
+            let options = budget(b);
+            let mut snap = snap_with(&bytes, options);
+            let fields: Vec<_> = snap
+                .tree
+                .widgets
+                .iter()
+                .filter(|w| matches!(w.role.as_str(), "textbox" | "searchbox") && w.sensitive.is_none())
+                .map(|w| w.node)
+                .filter(|&n| snap.document.element(n).is_some_and(|e| matches!(&**e.local_name(), "input" | "textarea")))
+                .collect();
+            if fields.is_empty() {
+                continue;
+            }
+            for &field in &fields {
+                let _ = type_text(&mut snap.document, field, "typed by the refold test, a long value to change costs", false);
+            }
+            snap.tree.refresh_values(&snap.document, &snap.styles, &snap.semantics, &fields);
+            let Some(refolded) = refold_values(&snap.folded, &snap.tree, &options, &RenderOptions::default(), &fields) else {
+                continue;
+            };
+            let mut refs = RefTable::new();
+            let tree = build_tree(&snap.document, &snap.styles, &snap.semantics, &mut refs);
+            let again = fold_with(&snap.document, &tree, &snap.layout, &|n| snap.layout.placement(n), &options, &RenderOptions::default());
+            let text = |f: &whittle_engine::Folded| f.lines.iter().map(|l| format!("{}{}\n", " ".repeat(l.depth), l.text)).collect::<String>();
+            assert_eq!(text(&refolded), text(&again), "{name} at budget {b}");
+            assert!(refolded.lines.iter().any(|l| l.text.contains("typed by the refold test")), "{name}: the value shows");
+            assert_eq!(refolded.estimated_tokens, again.estimated_tokens, "{name} at budget {b}");
+            checked += 1;
+        }
+    }
+    assert!(checked >= 3, "only {checked} fixture pages had a field to type into");
+}

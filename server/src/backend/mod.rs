@@ -86,6 +86,11 @@ pub struct Analysis {
     pub semantics: Semantics,
     /// The semantic tree with refs.
     pub tree: AxTree,
+    /// The page generation at which the stages last ran, and the fields
+    /// whose value alone changed since (their widgets refreshed): a view
+    /// rendered at that generation or later is refolded for these fields
+    /// only (`whittle_engine::fold::refold_values`).
+    pub values_since: (u64, Vec<NodeId>),
 }
 
 /// One action on the page, its target resolved.

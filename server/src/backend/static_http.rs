@@ -277,6 +277,7 @@ impl Page for StaticPage {
 
     async fn analysis(&mut self, refs: &mut RefTable) -> Result<&Analysis, BrowseError> {
         let viewport = self.viewport;
+        let generation = self.generation;
         let current = self.current()?;
         let state = std::mem::replace(&mut current.state, State::Taken);
         let scroll_y = current.scroll_y;
@@ -289,12 +290,14 @@ impl Page for StaticPage {
                 let layout = compute_layout(&document, &styles, &LayoutOptions { scroll_y });
                 let semantics = compute_semantics(&document, &styles);
                 let tree = build_tree(&document, &styles, &semantics, refs);
-                let analysis = Box::new(Analysis { document, styles, layout, semantics, tree });
+                let values_since = (generation, Vec::new());
+                let analysis = Box::new(Analysis { document, styles, layout, semantics, tree, values_since });
                 State::Analysed { analysis, values_changed: Vec::new() }
             }
             State::Analysed { mut analysis, values_changed } if !values_changed.is_empty() => {
                 let a = &mut *analysis;
                 a.tree.refresh_values(&a.document, &a.styles, &a.semantics, &values_changed);
+                a.values_since.1.extend(values_changed);
                 State::Analysed { analysis, values_changed: Vec::new() }
             }
             other => other,
