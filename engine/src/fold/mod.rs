@@ -637,7 +637,7 @@ pub fn refold_values(
     let mut cost = i64::from(previous.estimated_tokens);
     for line in &mut out.lines {
         let LineKind::Item(id) = line.kind else { continue };
-        let Some(item) = tree.items.get(id) else { return None };
+        let item = tree.items.get(id)?;
         if !shows(item) {
             continue;
         }
