@@ -30,8 +30,6 @@ const MAX_WAIT_MS: u32 = 30_000;
 /// A diff is sent instead of the full view only when it costs at most this
 /// share of it (PROTOCOL §2).
 const DIFF_SHARE: f64 = 0.75;
-/// The tokens of one page of `extract`.
-const EXTRACT_PAGE_TOKENS: u32 = 2_000;
 /// The most tabs a session keeps open.
 pub const MAX_TABS: usize = 32;
 
@@ -136,40 +134,23 @@ impl Session {
     /// results with `ok: false`.
     pub async fn call(&mut self, tool: &str, args: serde_json::Value) -> ToolOutput {
         self.operations += 1;
-        let result = match tool {
-            "observe" => match parse_args::<ObserveArgs>(args) {
-                Ok(a) => self.observe(a).await,
-                Err(e) => Err(e),
-            },
-            "act" => match parse_args::<ActArgs>(args) {
-                Ok(a) => self.act(a).await,
-                Err(e) => Err(e),
-            },
-            "navigate" => match parse_args::<NavigateArgs>(args) {
-                Ok(a) => self.navigate(a).await,
-                Err(e) => Err(e),
-            },
-            "find" => match parse_args::<FindArgs>(args) {
-                Ok(a) => self.find(a).await,
-                Err(e) => Err(e),
-            },
-            "extract" => match parse_args::<ExtractArgs>(args) {
-                Ok(a) => self.extract(a).await,
-                Err(e) => Err(e),
-            },
-            "tabs" => match parse_args::<TabsArgs>(args) {
-                Ok(a) => self.tabs(a).await,
-                Err(e) => Err(e),
-            },
-            "wait" => match parse_args::<WaitArgs>(args) {
-                Ok(a) => self.wait(a).await,
-                Err(e) => Err(e),
-            },
-            other => Err(invalid_args(format!("no tool named {other:?}"))),
-        };
+        let result = self.dispatch(tool, args).await;
         match result {
             Ok(out) => out,
             Err(e) => ToolOutput { text: format!("✗ {}: {}", e.code, e.message), envelope: Envelope::error(self.ids(tool), e.code, e.message) },
+        }
+    }
+
+    async fn dispatch(&mut self, tool: &str, args: serde_json::Value) -> Result<ToolOutput, Fail> {
+        match tool {
+            "observe" => self.observe(parse_args(args)?).await,
+            "act" => self.act(parse_args(args)?).await,
+            "navigate" => self.navigate(parse_args(args)?).await,
+            "find" => self.find(parse_args(args)?).await,
+            "extract" => self.extract(parse_args(args)?).await,
+            "tabs" => self.tabs(parse_args(args)?).await,
+            "wait" => self.wait(parse_args(args)?).await,
+            other => Err(invalid_args(format!("no tool named {other:?}"))),
         }
     }
 
@@ -538,7 +519,7 @@ impl Session {
             scope,
             args.offset.unwrap_or(0) as usize,
             args.links.unwrap_or(false),
-            EXTRACT_PAGE_TOKENS,
+            whittle_engine::extract::DEFAULT_PAGE_TOKENS,
         )
         .map_err(|e| BrowseError::new("not_found", e.to_string()))?;
         self.answer("extract", extracted.text).await
