@@ -57,33 +57,45 @@ impl Handler {
         Handler { shared, session: Arc::new(Mutex::new(None)) }
     }
 
-    /// Runs a tool, starting the session if needed.
+    /// Runs a tool, starting the session if needed. The call runs in its
+    /// own task that owns the session meanwhile: if whittle has a bug that
+    /// panics, the client gets an `ok: false` result (`internal`) and a
+    /// fresh session at its next call, never a dead connection.
     pub async fn run(&self, tool: &str, args: Value) -> ToolOutput {
         let mut guard = self.session.lock().await;
-        if guard.is_none() {
-            let started = match Fetcher::new(self.shared.limits, None) {
-                Ok(fetcher) => Session::new(self.shared.backend.clone(), fetcher, self.shared.options.clone()).await,
-                Err(e) => Err(crate::backend::BrowseError::new(e.code(), e.to_string())),
-            };
-            match started {
-                Ok(s) => *guard = Some(s),
-                Err(e) => {
-                    let ids = whittle_engine::render::envelope::Ids { tool: tool.to_owned(), ..Default::default() };
-                    let envelope = whittle_engine::Envelope::error(ids, "engine_unavailable", e.message.clone());
-                    return ToolOutput { text: format!("✗ engine_unavailable: {}", e.message), envelope };
-                }
+        let session = match guard.take() {
+            Some(s) => s,
+            None => match self.start().await {
+                Ok(s) => s,
+                Err(e) => return failure(tool, e.code, &e.message),
+            },
+        };
+        let name = tool.to_owned();
+        let task = tokio::spawn(async move {
+            let mut session = session;
+            let out = session.call(&name, args).await;
+            (session, out)
+        });
+        match task.await {
+            Ok((session, out)) => {
+                *guard = Some(session);
+                out
             }
+            Err(_) => failure(tool, "internal", "whittle failed on this call (a bug); the session starts afresh: navigate again"),
         }
-        match guard.as_mut() {
-            Some(session) => session.call(tool, args).await,
-            None => unreachable_session(tool),
-        }
+    }
+
+    async fn start(&self) -> Result<Session, crate::backend::BrowseError> {
+        let fetcher = Fetcher::new(self.shared.limits, None)
+            .map_err(|e| crate::backend::BrowseError::new(e.code(), e.to_string()))?;
+        Session::new(self.shared.backend.clone(), fetcher, self.shared.options.clone()).await
     }
 }
 
-fn unreachable_session(tool: &str) -> ToolOutput {
+/// An error result outside a session.
+fn failure(tool: &str, code: &'static str, message: &str) -> ToolOutput {
     let ids = whittle_engine::render::envelope::Ids { tool: tool.to_owned(), ..Default::default() };
-    ToolOutput { text: "✗ no session".into(), envelope: whittle_engine::Envelope::error(ids, "engine_unavailable", "no session") }
+    ToolOutput { text: format!("✗ {code}: {message}"), envelope: whittle_engine::Envelope::error(ids, code, message) }
 }
 
 /// The result an MCP client receives: the text, and the envelope as
