@@ -184,8 +184,8 @@ pub fn tools() -> Vec<Tool> {
             true,
         ),
         tool("extract", format!("Rows of a table or list, or the main text; paged. {DATA_NOTE}"), schema_of::<ExtractArgs>(), true),
-        tool("tabs", "List, open, switch or close tabs.".to_owned(), schema_of::<TabsArgs>(), false),
-        tool("wait", "Wait for text to appear or go, some ms, or for the person (user).".to_owned(), schema_of::<WaitArgs>(), true),
+        tool("tabs", format!("List, open, switch or close tabs. {DATA_NOTE}"), schema_of::<TabsArgs>(), false),
+        tool("wait", format!("Wait for text to appear or go, some ms, or for the person (user). {DATA_NOTE}"), schema_of::<WaitArgs>(), true),
     ]
 }
 
@@ -384,6 +384,7 @@ mod tests {
             assert!(props.contains_key(key), "act has no {key}");
         }
         for t in &tools {
+            assert!(t.description.as_deref().is_some_and(|d| d.ends_with(DATA_NOTE)), "{}", t.name);
             assert_eq!(t.input_schema.get("type"), Some(&Value::from("object")), "{}", t.name);
             let out = t.output_schema.as_ref().expect("present");
             let required = out.get("required").and_then(Value::as_array).expect("present");
