@@ -155,9 +155,6 @@ pub trait Page: Send + fmt::Debug {
     /// The current URL, if the tab has loaded anything.
     fn url(&self) -> Option<&Url>;
 
-    /// The current page's HTTP status.
-    fn status(&self) -> Option<u16>;
-
     /// Notices about the current page (whittle's words, never page text).
     fn notices(&self) -> Vec<String>;
 

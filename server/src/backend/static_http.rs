@@ -50,7 +50,6 @@ struct Entry {
 #[derive(Debug)]
 struct Current {
     url: Url,
-    status: u16,
     sheets: Vec<StylesheetText>,
     state: State,
     scroll_y: f32,
@@ -121,7 +120,6 @@ impl StaticPage {
         };
         self.current = Some(Current {
             url: url.clone(),
-            status: response.status,
             sheets,
             state: State::Dirty(Box::new(document)),
             scroll_y: 0.0,
@@ -245,10 +243,6 @@ impl Page for StaticPage {
 
     fn url(&self) -> Option<&Url> {
         self.current.as_ref().map(|c| &c.url)
-    }
-
-    fn status(&self) -> Option<u16> {
-        self.current.as_ref().map(|c| c.status)
     }
 
     fn notices(&self) -> Vec<String> {
