@@ -17,6 +17,7 @@ use serde::de::DeserializeOwned;
 use url::Url;
 use whittle_engine::render::envelope::Ids;
 use whittle_engine::render::role_word;
+use whittle_engine::tree::Widget;
 use whittle_engine::{Envelope, FoldOptions, Mode, NodeId, Observation, RefTable, RenderOptions, compact_url, fold, render};
 
 use crate::backend::{Analysis, Arrival, Backend, BrowseError, Effect, Navigation, Page, PageAction, SessionContext};
@@ -355,14 +356,12 @@ impl Session {
             Ok(t) => t,
             Err(e) => return Err((words, e)),
         };
-        let described = match target {
-            Some((_, r)) => self.describe(r).await.unwrap_or_else(|| format!("[{r}]")),
-            None => String::new(),
-        };
-        let head = if described.is_empty() { step.action.word().to_owned() } else { format!("{} {described}", step.action.word()) };
-        let sensitive = match target {
-            Some((_, r)) => self.is_sensitive(r).await,
-            None => false,
+        let (head, sensitive) = match target {
+            Some((_, r)) => {
+                let (line, sensitive) = self.describe(|w| w.ref_id == Some(r)).await.unwrap_or_else(|| (format!("[{r}]"), false));
+                (format!("{} {line}", step.action.word()), sensitive)
+            }
+            None => (step.action.word().to_owned(), false),
         };
         let action = PageAction {
             action: step.action,
@@ -449,7 +448,7 @@ impl Session {
             return format!("✗ {head}: {}", e.message);
         }
         let about = match e.about {
-            Some(node) => self.describe_node(node).await,
+            Some(node) => self.describe(|w| w.node == node).await.map(|(line, _)| line),
             None => None,
         };
         match about {
@@ -458,32 +457,17 @@ impl Session {
         }
     }
 
-    /// `[r] role "name"` of the element `node` of the active page, if it
-    /// has a ref.
-    async fn describe_node(&mut self, node: NodeId) -> Option<String> {
-        let r = {
-            let tab = &mut self.tabs[self.active];
-            let analysis = tab.page.analysis(&mut self.refs).await.ok()?;
-            analysis.tree.widgets.iter().find(|w| w.node == node)?.ref_id?
-        };
-        self.describe(r).await
-    }
-
-    /// `[r] role "name"` of ref `r`, as the tree shows it.
-    async fn describe(&mut self, r: u32) -> Option<String> {
+    /// `[r] role "name"` of the first widget of the active page that
+    /// `which` picks, as the tree shows it, and whether it is a sensitive
+    /// field; `None` when there is none or it has no ref.
+    async fn describe(&mut self, which: impl Fn(&Widget) -> bool) -> Option<(String, bool)> {
         let tab = &mut self.tabs[self.active];
         let analysis = tab.page.analysis(&mut self.refs).await.ok()?;
-        let w = analysis.tree.widgets.iter().find(|w| w.ref_id == Some(r))?;
+        let w = analysis.tree.widgets.iter().find(|w| which(w))?;
+        let r = w.ref_id?;
         let name = whittle_engine::collapse_whitespace(&w.name);
-        Some(if name.is_empty() { format!("[{r}] {}", role_word(w.role)) } else { format!("[{r}] {} {name:?}", role_word(w.role)) })
-    }
-
-    async fn is_sensitive(&mut self, r: u32) -> bool {
-        let tab = &mut self.tabs[self.active];
-        match tab.page.analysis(&mut self.refs).await {
-            Ok(a) => a.tree.widgets.iter().any(|w| w.ref_id == Some(r) && w.sensitive.is_some()),
-            Err(_) => false,
-        }
+        let line = if name.is_empty() { format!("[{r}] {}", role_word(w.role)) } else { format!("[{r}] {} {name:?}", role_word(w.role)) };
+        Some((line, w.sensitive.is_some()))
     }
 
     // ---- find, extract ----------------------------------------------------

@@ -69,8 +69,6 @@ pub struct Arrival {
     pub from: Option<Url>,
     /// The URL after redirects.
     pub to: Url,
-    /// The HTTP status of the page.
-    pub status: u16,
 }
 
 /// The engine's view of the page as it is now.

@@ -127,7 +127,7 @@ impl StaticPage {
             files: HashMap::new(),
             notices,
         });
-        Ok((Arrival { from, to: url, status: response.status }, again))
+        Ok((Arrival { from, to: url }, again))
     }
 
     /// Goes to a new entry: loads it and cuts the forward history.
