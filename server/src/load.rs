@@ -170,18 +170,6 @@ impl Loader {
     }
 }
 
-/// Loads `source` with a [`Loader`] of its own.
-pub fn load(source: &str) -> Result<Page, LoadError> {
-    Loader::new().load(source)
-}
-
-/// Fetches linked stylesheets with a [`Loader`] of its own (without the
-/// page's cookies; use [`Loader::linked_stylesheets`] after
-/// [`Loader::load`] for those).
-pub fn linked_stylesheets(hrefs: &[Url]) -> (Vec<StylesheetText>, Vec<String>) {
-    Loader::new().linked_stylesheets(hrefs)
-}
-
 /// The scheme of something that looks like an absolute URL (`name:` with a
 /// letter-started name of two or more characters, so `C:\x` stays a path).
 fn url_scheme(s: &str) -> Option<String> {
@@ -235,7 +223,7 @@ mod tests {
 
     #[test]
     fn missing_file_is_an_io_error() {
-        assert!(matches!(load("/nonexistent/whittle/page.html"), Err(LoadError::Io { .. })));
-        assert!(matches!(load("ftp://example.test/"), Err(LoadError::InvalidUrl(..))));
+        assert!(matches!(Loader::new().load("/nonexistent/whittle/page.html"), Err(LoadError::Io { .. })));
+        assert!(matches!(Loader::new().load("ftp://example.test/"), Err(LoadError::InvalidUrl(..))));
     }
 }
