@@ -16,7 +16,7 @@ use url::Url;
 use whittle_engine::act::{self, Click, Method, Submission};
 use whittle_engine::ChosenFile;
 use whittle_engine::{
-    CascadeOptions, Document, DocumentId, LayoutOptions, NodeId, ParseOptions, RefTable, StylesheetText, Viewport,
+    CascadeOptions, Document, DocumentId, LayoutOptions, NodeId, ParseOptions, RefTable, Viewport,
     build_tree, cascade, compute_layout, compute_semantics, linked_stylesheet_urls, parse,
 };
 
@@ -50,7 +50,8 @@ struct Entry {
 #[derive(Debug)]
 struct Current {
     url: Url,
-    sheets: Vec<StylesheetText>,
+    /// The viewport and the page's fetched stylesheets, for every cascade.
+    cascade: CascadeOptions,
     state: State,
     scroll_y: f32,
     /// The element that has focus (`press` goes there).
@@ -101,9 +102,10 @@ impl StaticPage {
         let response = self.fetcher.fetch_page(request).await.map_err(fetch_error)?;
         let options = ParseOptions { url: Some(response.url.clone()), transport_charset: response.charset.clone(), scripting: true };
         let document = blocking(|| parse(&response.bytes, &options));
-        let cascade_options = CascadeOptions { viewport: self.viewport, ..CascadeOptions::default() };
+        let mut cascade_options = CascadeOptions { viewport: self.viewport, ..CascadeOptions::default() };
         let hrefs = linked_stylesheet_urls(&document, &cascade_options);
         let (sheets, problems) = self.fetcher.fetch_stylesheets(&hrefs).await;
+        cascade_options.stylesheets = sheets;
         let mut notices = Vec::new();
         if response.status >= 400 {
             let text = status_text(response.status);
@@ -120,7 +122,7 @@ impl StaticPage {
         };
         self.current = Some(Current {
             url: url.clone(),
-            sheets,
+            cascade: cascade_options,
             state: State::Dirty(Box::new(document)),
             scroll_y: 0.0,
             focus: None,
@@ -270,17 +272,15 @@ impl Page for StaticPage {
     }
 
     async fn analysis(&mut self, refs: &mut RefTable) -> Result<&Analysis, BrowseError> {
-        let viewport = self.viewport;
         let generation = self.generation;
         let current = self.current()?;
         let state = std::mem::replace(&mut current.state, State::Taken);
         let scroll_y = current.scroll_y;
-        let sheets = &current.sheets;
+        let options = &current.cascade;
         current.state = blocking(|| match state {
             State::Dirty(document) => {
                 let document = *document;
-                let options = CascadeOptions { viewport, stylesheets: sheets.clone(), scripting: true };
-                let styles = cascade(&document, &options);
+                let styles = cascade(&document, options);
                 let layout = compute_layout(&document, &styles, &LayoutOptions { scroll_y });
                 let semantics = compute_semantics(&document, &styles);
                 let tree = build_tree(&document, &styles, &semantics, refs);
