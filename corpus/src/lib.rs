@@ -11,6 +11,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 pub mod generate;
+pub mod score;
 
 /// The environment variable that points at the shared corpus.
 pub const SHARED_ENV: &str = "WHITTLE_SHARED_CORPUS";
@@ -179,4 +180,35 @@ pub fn short_name(path: &Path) -> String {
     shared_dir()
         .and_then(|root| path.strip_prefix(&root).ok().map(|p| p.display().to_string()))
         .unwrap_or_else(|| path.display().to_string())
+}
+
+/// One page of the article-extraction benchmark with its hand-labelled
+/// article text.
+#[derive(Debug, Clone)]
+pub struct ArticleCase {
+    /// The gzipped page.
+    pub path: PathBuf,
+    /// The URL the page was saved from.
+    pub url: String,
+    /// The article's text (`articleBody`).
+    pub body: String,
+}
+
+/// The article-extraction benchmark's pages with their truth, in the
+/// order of [`Suite::ArticleExtraction`]'s pages. Empty when the shared
+/// corpus is absent; an error when its `ground-truth.json` is unreadable.
+pub fn article_cases() -> Result<Vec<ArticleCase>, String> {
+    let Some(root) = shared_dir() else { return Ok(Vec::new()) };
+    let dir = root.join(Suite::ArticleExtraction.name());
+    let truth_path = dir.join("ground-truth.json");
+    let text = std::fs::read_to_string(&truth_path).map_err(|e| format!("{}: {e}", truth_path.display()))?;
+    let truth: serde_json::Value = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", truth_path.display()))?;
+    let mut out = Vec::new();
+    for path in Suite::ArticleExtraction.pages() {
+        let name = path.file_name().map(|n| n.to_string_lossy().trim_end_matches(".html.gz").to_owned()).unwrap_or_default();
+        let case = truth.get(&name).ok_or_else(|| format!("{}: no truth for {name}", truth_path.display()))?;
+        let field = |k: &str| case.get(k).and_then(|v| v.as_str()).unwrap_or_default().to_owned();
+        out.push(ArticleCase { path, url: field("url"), body: field("articleBody") });
+    }
+    Ok(out)
 }

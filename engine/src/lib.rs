@@ -75,6 +75,7 @@
 pub mod act;
 pub mod diag;
 pub mod diff;
+pub mod digest;
 pub mod dom;
 pub mod extract;
 pub mod find;
@@ -93,6 +94,7 @@ pub use act::{
 };
 pub use diag::{Diagnostic, Stage};
 pub use diff::{Diff, DiffChoice, diff, diff_or_full};
+pub use digest::{MainContent, main_content};
 pub use dom::{Attr, ChosenFile, Document, DocumentId, Edge, Element, FormState, MutationError, NodeData, NodeId};
 pub use extract::{ExtractError, ExtractKind, Extracted, extract};
 pub use find::{FindError, Found, find};

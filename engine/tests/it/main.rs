@@ -16,6 +16,7 @@
 mod act;
 mod corpus;
 mod diff;
+mod digest;
 mod extract;
 mod find;
 mod fixtures;

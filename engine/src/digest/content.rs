@@ -1,0 +1,515 @@
+//! Main-content extraction: which text of a page is its article, post or
+//! document, and which is the frame around it (menus, teasers, share bars,
+//! footers, comments).
+//!
+//! One walk over the document cuts the visible text into *blocks* — the
+//! runs of text between block-level boxes (paragraphs, list items, cells,
+//! headings, `<br>`-separated lines) — and adds each block's characters to
+//! its container and, when the walk leaves an element, to the element's
+//! parent. A block is *prose* when it is long enough to be a sentence or
+//! more and mostly not link text; every other block is *chrome*. The main
+//! content is the element with the most prose less half its chrome: it
+//! grows to take in more of the article's paragraphs and stops where menus
+//! and link lists would come with them. Its blocks are then kept in order,
+//! less the ones that are mostly links and the ones inside parts named
+//! like page furniture (`share`, `related`, `newsletter`, …).
+//!
+//! Never read: what is hidden (CSS or `aria-hidden`), scripts, styles,
+//! templates, form controls, frames, and the page's navigation, banner,
+//! footer and complementary landmarks, forms, dialogs, menus and toolbars.
+//! The walk is iterative, one pass plus one pass over the blocks: linear in
+//! the page.
+
+use html5ever::local_name;
+
+use crate::dom::{Document, Edge, Element, NodeData, NodeId};
+use crate::semantics::Semantics;
+use crate::semantics::role::Role;
+use crate::style::Styles;
+use crate::style::values::Display;
+use crate::text::push_collapsed;
+
+/// A block shorter than this (in chars) is never prose.
+const PROSE_CHARS: usize = 30;
+/// A block whose link text is more than this share of it is never prose.
+const PROSE_LINK_DENSITY: f64 = 0.25;
+/// A block of the main content whose link text is more than this share
+/// is left out (a list of related links inside the article).
+const KEEP_LINK_DENSITY: f64 = 0.5;
+/// How much a character of chrome counts against a container.
+const CHROME_WEIGHT: f64 = 0.2;
+/// A part named like furniture that holds more than this share of the
+/// page's prose is a wrapper, not furniture.
+const WRAPPER_SHARE: f64 = 0.5;
+/// A block whose link text is at least this share of it is a link line.
+const LINK_LINE_DENSITY: f64 = 0.8;
+/// How many levels above a paragraph a teaser card may start.
+const TEASER_DEPTH: usize = 6;
+
+/// What a block of the main content is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BlockKind {
+    /// `h1`–`h6` (or `role=heading`), with its level.
+    Heading(u8),
+    /// A paragraph or a run of text.
+    Paragraph,
+    /// A list item.
+    Item,
+    /// A table cell's text.
+    Cell,
+    /// Preformatted text.
+    Pre,
+    /// A quotation.
+    Quote,
+    /// A figure's caption.
+    Caption,
+}
+
+/// One block of text of the main content.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Block {
+    /// The block-level element that holds the text.
+    pub node: NodeId,
+    /// What it is.
+    pub kind: BlockKind,
+    /// Its text, whitespace collapsed.
+    pub text: String,
+}
+
+/// A page's main content.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MainContent {
+    /// The element chosen as the content's container (`None` for a page
+    /// with no text).
+    pub root: Option<NodeId>,
+    /// Its blocks, in reading order.
+    pub blocks: Vec<Block>,
+}
+
+impl MainContent {
+    /// The content as plain text: one block per line.
+    pub fn text(&self) -> String {
+        let mut out = String::new();
+        for b in &self.blocks {
+            out.push_str(&b.text);
+            out.push('\n');
+        }
+        out
+    }
+}
+
+/// A block of the whole page, before the choice.
+struct Seg {
+    container: NodeId,
+    /// The container's position in the walk (pre-order), for "is under".
+    order: u32,
+    kind: BlockKind,
+    text: String,
+    chars: usize,
+    link_chars: usize,
+    /// Inside a part named like page furniture.
+    furniture: bool,
+    /// The summary of a teaser card.
+    teaser: bool,
+}
+
+impl Seg {
+    fn link_density(&self) -> f64 {
+        if self.chars == 0 { 0.0 } else { self.link_chars as f64 / self.chars as f64 }
+    }
+
+    fn is_prose(&self) -> bool {
+        !self.furniture && !self.teaser && self.chars >= PROSE_CHARS && self.link_density() <= PROSE_LINK_DENSITY
+    }
+}
+
+/// Finds the page's main content (see the module documentation).
+pub fn main_content(doc: &Document, styles: &Styles, sem: &Semantics) -> MainContent {
+    let Some(html) = doc.root_element() else { return MainContent::default() };
+    let mut walk = walk(doc, styles, sem, html);
+    mark_furniture(doc, &mut walk);
+    mark_teasers(doc, &mut walk);
+    let sums = Sums::of(doc, &walk);
+    let Some(root) = sums.choose(&walk) else { return MainContent::default() };
+    let (start, end) = (walk.order[root.index()], walk.end[root.index()]);
+    let blocks = walk
+        .segs
+        .into_iter()
+        .filter(|s| s.order >= start && s.order <= end)
+        .filter(|s| !s.furniture && s.link_density() <= KEEP_LINK_DENSITY)
+        .map(|s| Block { node: s.container, kind: s.kind, text: s.text })
+        .collect();
+    MainContent { root: Some(root), blocks }
+}
+
+/// The walk's results: the page's blocks and where each element sits.
+struct Walk {
+    segs: Vec<Seg>,
+    /// Pre-order position of each element walked (0: not walked).
+    order: Vec<u32>,
+    /// The last pre-order position inside each element.
+    end: Vec<u32>,
+    /// The elements walked, in pre-order.
+    elements: Vec<NodeId>,
+    /// Elements named like page furniture, in pre-order.
+    named: Vec<NodeId>,
+}
+
+fn walk(doc: &Document, styles: &Styles, sem: &Semantics, html: NodeId) -> Walk {
+    let n = doc.len();
+    let mut w = Walk { segs: Vec::new(), order: vec![0; n], end: vec![0; n], elements: Vec::new(), named: Vec::new() };
+    let mut cx = Segmenter::default();
+    let mut blocks: Vec<NodeId> = vec![html];
+    let mut links = 0u32;
+    let mut counter = 0u32;
+    let mut traverse = doc.traverse(html);
+    while let Some(edge) = traverse.next() {
+        match edge {
+            Edge::Open(id) => match &doc.node(id).data {
+                NodeData::Element(el) => {
+                    if skipped(styles, sem, id, el) {
+                        traverse.skip_children(id);
+                        if is_block(styles, id) {
+                            cx.flush(doc, &mut w, &blocks);
+                        }
+                        continue;
+                    }
+                    counter += 1;
+                    w.order[id.index()] = counter;
+                    w.elements.push(id);
+                    if el.is_html(&local_name!("br")) {
+                        cx.flush(doc, &mut w, &blocks);
+                    } else if is_block(styles, id) {
+                        cx.flush(doc, &mut w, &blocks);
+                        blocks.push(id);
+                    }
+                    if el.is_html(&local_name!("a")) && el.has_attr("href") {
+                        links += 1;
+                    }
+                    if id != html && (furniture_by_kind(sem, id, el) || named_like_furniture(el)) {
+                        w.named.push(id);
+                    }
+                }
+                NodeData::Text(t) => cx.push(t, links > 0),
+                _ => {}
+            },
+            Edge::Close(id) => {
+                let Some(el) = doc.element(id) else { continue };
+                if w.order[id.index()] == 0 {
+                    // Skipped: its Open already cut the block.
+                    continue;
+                }
+                if blocks.last() == Some(&id) {
+                    cx.flush(doc, &mut w, &blocks);
+                    blocks.pop();
+                }
+                if el.is_html(&local_name!("a")) && el.has_attr("href") {
+                    links = links.saturating_sub(1);
+                }
+                w.end[id.index()] = counter;
+            }
+        }
+    }
+    cx.flush(doc, &mut w, &blocks);
+    w
+}
+
+/// Prose and chrome characters under each element.
+struct Sums {
+    prose: Vec<f64>,
+    chrome: Vec<f64>,
+}
+
+impl Sums {
+    /// Adds each block to its container, then each element to its parent
+    /// (children come after their parent in pre-order, so a backwards pass
+    /// sees every child before its parent).
+    fn of(doc: &Document, w: &Walk) -> Sums {
+        let mut s = Sums { prose: vec![0.0; w.order.len()], chrome: vec![0.0; w.order.len()] };
+        for seg in &w.segs {
+            let i = seg.container.index();
+            if seg.is_prose() {
+                s.prose[i] += seg.chars as f64;
+            } else {
+                s.chrome[i] += seg.chars as f64;
+            }
+        }
+        for &id in w.elements.iter().rev() {
+            if let Some(p) = doc.parent_element(id) {
+                s.prose[p.index()] += s.prose[id.index()];
+                s.chrome[p.index()] += s.chrome[id.index()];
+            }
+        }
+        s
+    }
+
+    /// The element with the most prose less its weighted chrome; the
+    /// deepest one on a tie (ancestors come first in pre-order).
+    fn choose(&self, w: &Walk) -> Option<NodeId> {
+        let mut best: Option<(f64, NodeId)> = None;
+        for &id in &w.elements {
+            let i = id.index();
+            if self.prose[i] == 0.0 {
+                continue;
+            }
+            let value = self.prose[i] - CHROME_WEIGHT * self.chrome[i];
+            if best.is_none_or(|(b, _)| value >= b) {
+                best = Some((value, id));
+            }
+        }
+        best.map(|(_, id)| id).or_else(|| {
+            // No prose at all (a page of short lines): everything is
+            // chrome, and the first element holding text is all there is.
+            w.elements.iter().copied().find(|&id| self.chrome[id.index()] > 0.0)
+        })
+    }
+}
+
+/// Marks the blocks inside elements named like furniture — unless such an
+/// element holds most of the page's prose: then the name is a wrapper's
+/// (`Page-ad-margins`, `has-sidebar` around the article), not furniture's.
+fn mark_furniture(doc: &Document, w: &mut Walk) {
+    if w.named.is_empty() {
+        return;
+    }
+    let sums = Sums::of(doc, w);
+    let total: f64 = w.elements.first().map(|r| sums.prose[r.index()]).unwrap_or(0.0);
+    // +1 where a furniture part starts, -1 after it ends: the running sum
+    // at a block's position says whether one encloses it.
+    let mut delta = vec![0i32; w.elements.len() + 2];
+    for &id in &w.named {
+        if sums.prose[id.index()] <= WRAPPER_SHARE * total {
+            delta[w.order[id.index()] as usize] += 1;
+            delta[w.end[id.index()] as usize + 1] -= 1;
+        }
+    }
+    let mut inside = Vec::with_capacity(delta.len());
+    let mut run = 0i32;
+    for d in delta {
+        run += d;
+        inside.push(run > 0);
+    }
+    for seg in &mut w.segs {
+        seg.furniture = inside.get(seg.order as usize).copied().unwrap_or(false);
+    }
+}
+
+/// Marks the prose of teaser cards as chrome: a paragraph whose nearest
+/// enclosing element with a link line (a block that is nearly all link: a
+/// headline pointing elsewhere) holds no other prose is a summary of
+/// another page ("More stories" grids), not this page's text.
+fn mark_teasers(doc: &Document, w: &mut Walk) {
+    let n = w.order.len();
+    let (mut prose, mut link_lines) = (vec![0u32; n], vec![0u32; n]);
+    for seg in &w.segs {
+        let i = seg.container.index();
+        if seg.is_prose() {
+            prose[i] += 1;
+        } else if seg.link_density() >= LINK_LINE_DENSITY {
+            link_lines[i] += 1;
+        }
+    }
+    for &id in w.elements.iter().rev() {
+        if let Some(p) = doc.parent_element(id) {
+            prose[p.index()] += prose[id.index()];
+            link_lines[p.index()] += link_lines[id.index()];
+        }
+    }
+    for seg in &mut w.segs {
+        if !seg.is_prose() {
+            continue;
+        }
+        // Cards are shallow: look a few levels up, no further.
+        let card = std::iter::once(seg.container)
+            .chain(doc.ancestors(seg.container))
+            .take(TEASER_DEPTH)
+            .find(|a| link_lines[a.index()] > 0);
+        if card.is_some_and(|c| prose[c.index()] == 1) {
+            seg.teaser = true;
+        }
+    }
+}
+
+/// The text of the block being read.
+#[derive(Default)]
+struct Segmenter {
+    text: String,
+    link_chars: usize,
+}
+
+impl Segmenter {
+    fn push(&mut self, t: &str, in_link: bool) {
+        let before = self.text.len();
+        push_collapsed(&mut self.text, t);
+        if in_link {
+            self.link_chars += self.text[before..].trim().chars().count();
+        }
+    }
+
+    fn flush(&mut self, doc: &Document, w: &mut Walk, blocks: &[NodeId]) {
+        let text = self.text.trim();
+        if !text.is_empty() {
+            let container = blocks.last().copied().unwrap_or(NodeId::DOCUMENT);
+            let chars = text.chars().count();
+            w.segs.push(Seg {
+                container,
+                order: w.order[container.index()],
+                kind: kind_of(doc, container),
+                text: text.to_owned(),
+                chars,
+                link_chars: self.link_chars.min(chars),
+                furniture: false,
+                teaser: false,
+            });
+        }
+        self.text.clear();
+        self.link_chars = 0;
+    }
+}
+
+/// What a block is, from its container.
+fn kind_of(doc: &Document, container: NodeId) -> BlockKind {
+    use html5ever::local_name as l;
+    let Some(el) = doc.element(container).filter(|e| e.is_html_element()) else { return BlockKind::Paragraph };
+    match *el.local_name() {
+        l!("h1") => BlockKind::Heading(1),
+        l!("h2") => BlockKind::Heading(2),
+        l!("h3") => BlockKind::Heading(3),
+        l!("h4") => BlockKind::Heading(4),
+        l!("h5") => BlockKind::Heading(5),
+        l!("h6") => BlockKind::Heading(6),
+        l!("li") | l!("dt") | l!("dd") => BlockKind::Item,
+        l!("td") | l!("th") => BlockKind::Cell,
+        l!("pre") => BlockKind::Pre,
+        l!("blockquote") => BlockKind::Quote,
+        l!("figcaption") | l!("caption") => BlockKind::Caption,
+        _ => BlockKind::Paragraph,
+    }
+}
+
+/// Whether an element starts a block of its own.
+fn is_block(styles: &Styles, id: NodeId) -> bool {
+    !matches!(styles.get(id).display, Display::Inline | Display::InlineBlock | Display::Contents | Display::None)
+}
+
+/// Elements whose content is never read as main content: what is hidden,
+/// and what is not text (scripts, styles, controls, frames, media,
+/// drawings).
+fn skipped(styles: &Styles, sem: &Semantics, id: NodeId, el: &Element) -> bool {
+    if styles.hidden(id).is_some() || sem.is_aria_hidden(id) {
+        return true;
+    }
+    if !el.is_html_element() {
+        // SVG and MathML: drawings and formulas, not prose.
+        return true;
+    }
+    use html5ever::local_name as l;
+    matches!(
+        *el.local_name(),
+        l!("script")
+            | l!("style")
+            | l!("noscript")
+            | l!("template")
+            | l!("head")
+            | l!("select")
+            | l!("textarea")
+            | l!("button")
+            | l!("input")
+            | l!("iframe")
+            | l!("object")
+            | l!("embed")
+            | l!("video")
+            | l!("audio")
+            | l!("canvas")
+            | l!("dialog")
+    )
+}
+
+/// Whether an element is page furniture by what it is: navigation, banner,
+/// footer, complementary and search landmarks (by element or role), menus,
+/// toolbars, tab lists, dialogs.
+fn furniture_by_kind(sem: &Semantics, id: NodeId, el: &Element) -> bool {
+    use html5ever::local_name as l;
+    matches!(*el.local_name(), l!("nav") | l!("aside") | l!("footer") | l!("header") | l!("menu"))
+        || matches!(
+            sem.role(id),
+            Role::Navigation
+                | Role::Banner
+                | Role::ContentInfo
+                | Role::Complementary
+                | Role::Search
+                | Role::Dialog
+                | Role::AlertDialog
+                | Role::Menu
+                | Role::Menubar
+                | Role::Toolbar
+                | Role::TabList
+        )
+}
+
+/// Class and id words of page furniture.
+const FURNITURE: &[&str] = &[
+    "ad", "ads", "advert", "advertisement", "advertising", "sponsor", "sponsored", "promo", "share", "sharing",
+    "social", "related", "recommended", "newsletter", "subscribe", "subscription", "comment", "comments", "sidebar",
+    "widget", "breadcrumb", "breadcrumbs", "footer", "nav", "navbar", "navigation", "menu", "popup", "modal",
+    "cookie", "consent", "banner", "tags", "byline", "author", "caption", "outbrain", "taboola", "disqus",
+    "signup", "sronly", "visuallyhidden", "hidden",
+];
+
+/// Whether the element's `class` or `id` names it page furniture (whole
+/// words of it: `share-bar`, `related_links`, `adSlot`). `article`,
+/// `main` and `body` never are.
+fn named_like_furniture(el: &Element) -> bool {
+    if el.is_html(&local_name!("body")) || el.is_html(&local_name!("article")) || el.is_html(&local_name!("main")) {
+        return false;
+    }
+    let mut found = false;
+    let mut check = |value: &str| {
+        for word in words(value) {
+            if FURNITURE.contains(&word.as_str()) {
+                found = true;
+            }
+        }
+    };
+    if let Some(v) = el.attr("class") {
+        check(v);
+    }
+    if let Some(v) = el.id() {
+        check(v);
+    }
+    found
+}
+
+/// The words of a class or id: split at non-letters and at lower→upper
+/// case changes, lowercased (`sr-only` gives `sr`, `only` and the joined
+/// `sronly`, for the names written both ways).
+fn words(value: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for token in value.split(|c: char| c.is_ascii_whitespace()) {
+        let mut joined = String::new();
+        let mut word = String::new();
+        let mut prev_lower = false;
+        for c in token.chars() {
+            if !c.is_ascii_alphabetic() {
+                if !word.is_empty() {
+                    out.push(std::mem::take(&mut word));
+                }
+                prev_lower = false;
+                continue;
+            }
+            if c.is_ascii_uppercase() && prev_lower && !word.is_empty() {
+                out.push(std::mem::take(&mut word));
+            }
+            prev_lower = c.is_ascii_lowercase();
+            word.push(c.to_ascii_lowercase());
+            joined.push(c.to_ascii_lowercase());
+        }
+        if !word.is_empty() {
+            out.push(word);
+        }
+        if !joined.is_empty() {
+            out.push(joined);
+        }
+    }
+    out
+}
