@@ -31,10 +31,12 @@
 //!   joined by ` · ` (`[24] link "Widget 1" $1.50 [25] button "Add to
 //!   cart"`), refs kept so the model can act on a row; with `links`, link
 //!   widgets are followed by ` (url)`.
-//! - [`ExtractKind::Text`]: the main content as paragraphs, one per line,
-//!   chosen as `observe` mode `read` chooses it (the fold stage's view),
-//!   or the subtree of the scope's ref; with `links`, link names are
-//!   followed by ` (url)`.
+//! - [`ExtractKind::Text`]: the page's main content as plain text, one
+//!   block (paragraph, list item, cell; headings as `h2 Text`) per line,
+//!   as [`crate::digest::main_content`] finds it; or, with a ref, that
+//!   subtree as `observe` mode `read` writes it, where `links` follows link
+//!   names with ` (url)` (the main content is plain text: `links` does not
+//!   apply).
 //! - [`ExtractKind::Links`]: every link of the scope or of the whole page
 //!   (off-screen and folded ones too, never hidden ones), as `[n] link
 //!   "name" (url)`.
@@ -581,6 +583,18 @@ impl Cx<'_> {
     }
 
     fn text(&self, scope: Option<NodeId>) -> Result<Rows, ExtractError> {
+        if scope.is_none() {
+            let content = crate::digest::main_content(self.doc, self.styles, self.sem);
+            let rows = content
+                .blocks
+                .into_iter()
+                .map(|b| match b.kind {
+                    crate::digest::BlockKind::Heading(level) => format!("h{level} {}", b.text),
+                    _ => b.text,
+                })
+                .collect();
+            return Ok(Rows { what: "text".to_owned(), unit: "paragraph", header: Vec::new(), rows });
+        }
         let expand = match scope {
             Some(s) => {
                 let r = self.tree.widgets.iter().find(|w| w.node == s).and_then(|w| w.ref_id);

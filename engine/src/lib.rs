@@ -94,7 +94,7 @@ pub use act::{
 };
 pub use diag::{Diagnostic, Stage};
 pub use diff::{Diff, DiffChoice, diff, diff_or_full};
-pub use digest::{MainContent, main_content};
+pub use digest::{Digest, DigestOptions, MainContent, PageMeta, digest, main_content, result_links};
 pub use dom::{Attr, ChosenFile, Document, DocumentId, Edge, Element, FormState, MutationError, NodeData, NodeId};
 pub use extract::{ExtractError, ExtractKind, Extracted, extract};
 pub use find::{FindError, Found, find};

@@ -428,7 +428,7 @@ fn skipped(styles: &Styles, sem: &Semantics, id: NodeId, el: &Element) -> bool {
 /// Whether an element is page furniture by what it is: navigation, banner,
 /// footer, complementary and search landmarks (by element or role), menus,
 /// toolbars, tab lists, dialogs.
-fn furniture_by_kind(sem: &Semantics, id: NodeId, el: &Element) -> bool {
+pub(crate) fn furniture_by_kind(sem: &Semantics, id: NodeId, el: &Element) -> bool {
     use html5ever::local_name as l;
     matches!(*el.local_name(), l!("nav") | l!("aside") | l!("footer") | l!("header") | l!("menu"))
         || matches!(
@@ -459,7 +459,7 @@ const FURNITURE: &[&str] = &[
 /// Whether the element's `class` or `id` names it page furniture (whole
 /// words of it: `share-bar`, `related_links`, `adSlot`). `article`,
 /// `main` and `body` never are.
-fn named_like_furniture(el: &Element) -> bool {
+pub(crate) fn named_like_furniture(el: &Element) -> bool {
     if el.is_html(&local_name!("body")) || el.is_html(&local_name!("article")) || el.is_html(&local_name!("main")) {
         return false;
     }

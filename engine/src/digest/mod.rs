@@ -1,7 +1,308 @@
-//! Digests: what a page is about in a few lines, for `research`. Built on
-//! [`content`], the main-content extraction that `extract text` and
-//! `observe` mode `read` use too.
+//! Digests: what a page says in a few lines, for `research`. Built on
+//! [`content`], the main-content extraction that `extract text` uses too.
+//!
+//! ```text
+//! ## [2] Library hours extended · news.example/story
+//! by Jane Roe · 2026-11-20 · News Example
+//! outline: Library hours extended / Reactions / What's next
+//! The council voted on Tuesday to extend the library's opening hours.
+//! - Monday to Friday, 8:00 to 22:00
+//! Day | Opens | Closes
+//! … +6 more blocks (extract text)
+//! links 84 · forms 1
+//! ```
+//!
+//! - The header: `## [n] title · compact url` (the title from `og:title`,
+//!   else `<title>`, else the first `h1`).
+//! - The byline, date and site when the page states them (meta tags,
+//!   `<time>`, `rel=author`), on one line.
+//! - The outline: the page's visible `h1`–`h3` outside navigation, banner,
+//!   footer and asides, at most [`MAX_OUTLINE`].
+//! - The main content condensed to what the budget leaves: each
+//!   paragraph's first sentence, list items as `- item`, a table's cells
+//!   as `a | b | c` rows, in reading order; what does not fit is counted in
+//!   `… +N more blocks (extract text)`.
+//! - `⚠ needs scripts` when the page looks like a script-rendered shell
+//!   (almost no text, an empty app root, or a `<noscript>` asking for
+//!   JavaScript): what it shows without scripts is all the digest has.
+//! - Counts: the page's links and forms.
+//!
+//! The budget is met by the engine's token estimate; the header line is
+//! always written, even when it alone is over.
 
 pub mod content;
+mod links;
+pub mod meta;
+
+use crate::dom::{Document, Edge, NodeData, NodeId};
+use crate::fold::tokens;
+use crate::render::compact_url;
+use crate::semantics::Semantics;
+use crate::style::Styles;
+use crate::text::truncate_chars;
 
 pub use content::{Block, BlockKind, MainContent, main_content};
+pub use links::result_links;
+pub use meta::{PageMeta, page_meta};
+
+/// The most headings the outline lists.
+pub const MAX_OUTLINE: usize = 12;
+/// A heading in the outline, in chars.
+const MAX_HEADING_CHARS: usize = 80;
+/// A sentence or list item, in chars.
+const MAX_LINE_CHARS: usize = 300;
+/// A title in the header, in chars.
+const MAX_TITLE_CHARS: usize = 120;
+/// A sentence ends at `. `, `? ` or `! ` once it has this many chars.
+const MIN_SENTENCE_CHARS: usize = 40;
+/// Below this many chars of visible text, a page with scripts is a shell.
+const SHELL_TEXT_CHARS: usize = 200;
+
+/// How to digest one page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DigestOptions {
+    /// The page's number in the header (`## [n]`).
+    pub index: usize,
+    /// The digest's budget in o200k tokens (the header is always written).
+    pub budget: u32,
+}
+
+/// One page's digest.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Digest {
+    /// The text (see the module documentation), newline-terminated.
+    pub text: String,
+    /// The page's title.
+    pub title: String,
+    /// The text's tokens by the engine's estimate.
+    pub tokens: u32,
+    /// Links on the page.
+    pub links: usize,
+    /// Forms on the page.
+    pub forms: usize,
+    /// Whether the page looks like it needs scripts to show its content.
+    pub needs_scripts: bool,
+    /// The main content's blocks that the budget left out.
+    pub blocks_left: usize,
+}
+
+/// Digests a page (see the module documentation).
+pub fn digest(doc: &Document, styles: &Styles, sem: &Semantics, options: &DigestOptions) -> Digest {
+    let content = main_content(doc, styles, sem);
+    let meta = meta::page_meta(doc);
+    let scan = scan(doc, styles);
+    let title = truncate_chars(&meta.title, MAX_TITLE_CHARS);
+    let needs_scripts = scan.scripts > 0 && (scan.text_chars < SHELL_TEXT_CHARS || scan.app_root_empty || scan.noscript_asks);
+
+    let mut w = Writer { text: String::new(), tokens: 0, budget: options.budget };
+    let mut header = format!("## [{}] {}", options.index, if title.is_empty() { "(untitled)" } else { &title });
+    if let Some(url) = doc.url() {
+        header.push_str(" · ");
+        header.push_str(&compact_url(url));
+    }
+    w.force(&header);
+    let about: Vec<&str> = [meta.byline.as_deref(), meta.published.as_deref(), meta.site.as_deref()]
+        .into_iter()
+        .flatten()
+        .filter(|s| !s.is_empty())
+        .collect();
+    let counts = format!("links {} · forms {}", scan.links, scan.forms);
+    // The counts close the digest: keep room for them.
+    let reserve = tokens::line_cost(0, &counts);
+    w.budget = w.budget.saturating_sub(reserve);
+    if needs_scripts {
+        w.line("⚠ needs scripts: digested as served, without them");
+    }
+    if !about.is_empty() {
+        let by = about.join(" · ");
+        w.line(&by);
+    }
+    if !scan.outline.is_empty() {
+        w.line(&format!("outline: {}", scan.outline.join(" / ")));
+    }
+    let lines = condensed(doc, &content);
+    let mut shown = 0;
+    for line in &lines {
+        if !w.line(line) {
+            break;
+        }
+        shown += 1;
+    }
+    let blocks_left = lines.len() - shown;
+    w.budget += reserve;
+    if blocks_left > 0 {
+        let more = format!("… +{blocks_left} more blocks (extract text)");
+        w.line(&more);
+    }
+    w.line(&counts);
+    Digest {
+        text: w.text,
+        title: meta.title,
+        tokens: w.tokens,
+        links: scan.links,
+        forms: scan.forms,
+        needs_scripts,
+        blocks_left,
+    }
+}
+
+/// Lines within a budget.
+struct Writer {
+    text: String,
+    tokens: u32,
+    budget: u32,
+}
+
+impl Writer {
+    /// Writes the line if it fits.
+    fn line(&mut self, line: &str) -> bool {
+        let cost = tokens::line_cost(0, line);
+        if self.tokens + cost > self.budget {
+            return false;
+        }
+        self.force(line);
+        true
+    }
+
+    fn force(&mut self, line: &str) {
+        self.tokens += tokens::line_cost(0, line);
+        self.text.push_str(line);
+        self.text.push('\n');
+    }
+}
+
+/// The main content as digest lines: paragraphs' first sentences, list
+/// items, table rows; headings are in the outline already.
+fn condensed(doc: &Document, content: &MainContent) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut row: Option<(Option<NodeId>, String)> = None;
+    for b in &content.blocks {
+        if b.kind != BlockKind::Cell
+            && let Some((_, r)) = row.take()
+        {
+            out.push(r);
+        }
+        match b.kind {
+            BlockKind::Heading(_) => {}
+            BlockKind::Item => out.push(format!("- {}", truncate_chars(&b.text, MAX_LINE_CHARS))),
+            BlockKind::Cell => {
+                let tr = doc.parent_element(b.node);
+                let cell = truncate_chars(&b.text, MAX_HEADING_CHARS);
+                match &mut row {
+                    Some((r, text)) if *r == tr => {
+                        text.push_str(" | ");
+                        text.push_str(&cell);
+                    }
+                    _ => {
+                        if let Some((_, r)) = row.replace((tr, cell)) {
+                            out.push(r);
+                        }
+                    }
+                }
+            }
+            _ => out.push(truncate_chars(first_sentence(&b.text), MAX_LINE_CHARS)),
+        }
+    }
+    if let Some((_, r)) = row {
+        out.push(r);
+    }
+    out
+}
+
+/// The text up to the end of its first sentence that has at least
+/// [`MIN_SENTENCE_CHARS`] chars (the whole text when none ends).
+fn first_sentence(text: &str) -> &str {
+    let mut chars = 0;
+    let mut prev: Option<char> = None;
+    for (i, c) in text.char_indices() {
+        chars += 1;
+        if c == ' ' && chars > MIN_SENTENCE_CHARS && matches!(prev, Some('.' | '?' | '!')) {
+            return &text[..i];
+        }
+        prev = Some(c);
+    }
+    text
+}
+
+/// What one walk over the page counts.
+#[derive(Default)]
+struct Scan {
+    links: usize,
+    forms: usize,
+    scripts: usize,
+    text_chars: usize,
+    app_root_empty: bool,
+    noscript_asks: bool,
+    outline: Vec<String>,
+}
+
+fn scan(doc: &Document, styles: &Styles) -> Scan {
+    use html5ever::local_name as l;
+    let mut s = Scan::default();
+    // Open navigation, banner, footer and aside elements: headings inside
+    // them are not the page's outline.
+    let mut frame = 0u32;
+    let mut traverse = doc.traverse(NodeId::DOCUMENT);
+    while let Some(edge) = traverse.next() {
+        match edge {
+            Edge::Open(id) => match &doc.node(id).data {
+                NodeData::Element(el) if el.is_html_element() => {
+                    let name = el.local_name();
+                    match *name {
+                        l!("script") => {
+                            s.scripts += 1;
+                            traverse.skip_children(id);
+                            continue;
+                        }
+                        l!("noscript") => {
+                            let t = doc.text_content(id).to_ascii_lowercase();
+                            s.noscript_asks |= t.contains("javascript") && (t.contains("enable") || t.contains("requires") || t.contains("need"));
+                            traverse.skip_children(id);
+                            continue;
+                        }
+                        l!("style") | l!("template") | l!("head") => {
+                            traverse.skip_children(id);
+                            continue;
+                        }
+                        _ => {}
+                    }
+                    if matches!(el.id(), Some("root" | "__next" | "app" | "__nuxt")) && doc.first_child(id).is_none() {
+                        s.app_root_empty = true;
+                    }
+                    if styles.is_display_none(id) {
+                        traverse.skip_children(id);
+                        continue;
+                    }
+                    if matches!(*name, l!("nav") | l!("header") | l!("footer") | l!("aside")) {
+                        frame += 1;
+                    }
+                    match *name {
+                        l!("a") if el.has_attr("href") => s.links += 1,
+                        l!("form") => s.forms += 1,
+                        l!("h1") | l!("h2") | l!("h3") if frame == 0 && s.outline.len() < MAX_OUTLINE => {
+                            let h = crate::text::collapse_whitespace(&doc.text_content(id));
+                            if !h.is_empty() {
+                                s.outline.push(truncate_chars(&h, MAX_HEADING_CHARS));
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                NodeData::Text(t) if styles.is_visible(doc.parent(id).unwrap_or(NodeId::DOCUMENT)) => {
+                    s.text_chars += t.chars().filter(|c| !c.is_whitespace()).count();
+                }
+                _ => {}
+            },
+            Edge::Close(id) => {
+                if let Some(el) = doc.element(id)
+                    && el.is_html_element()
+                    && matches!(*el.local_name(), l!("nav") | l!("header") | l!("footer") | l!("aside"))
+                    && !styles.is_display_none(id)
+                {
+                    frame = frame.saturating_sub(1);
+                }
+            }
+        }
+    }
+    s
+}
