@@ -25,6 +25,9 @@ pub enum CliError {
     /// Writing the output failed: exit 1.
     #[error("cannot write output: {0}")]
     Output(#[from] std::io::Error),
+    /// The page has nothing of what was asked (no table, no list): exit 1.
+    #[error("{0}")]
+    Nothing(String),
 }
 
 impl CliError {
@@ -32,7 +35,7 @@ impl CliError {
     pub fn exit_code(&self) -> i32 {
         match self {
             CliError::Usage(_) => 2,
-            CliError::Load(_) | CliError::Output(_) => 1,
+            CliError::Load(_) | CliError::Output(_) | CliError::Nothing(_) => 1,
         }
     }
 }
@@ -245,5 +248,111 @@ pub fn inspect(source: &str, selector: &str, base_url: Option<&str>, out: &mut d
         writer.write_all(b"\n")?;
     }
     writer.flush()?;
+    Ok(())
+}
+
+/// What `whittle extract` prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ExtractWhat {
+    /// The main content as plain text, one block per line (what the
+    /// extraction quality test scores).
+    Text,
+    /// The largest visible data table, one row per line.
+    Table,
+    /// The repeated items of the main content, one per line.
+    List,
+}
+
+/// `whittle extract`: the page's main text, table or list, unpaged.
+pub fn extract(source: &str, what: ExtractWhat, base_url: Option<&str>, out: &mut dyn Write) -> Result<(), CliError> {
+    let (doc, sheets, _problems) = load_document(source, base_url)?;
+    let mut options = SnapshotOptions::default();
+    options.cascade.stylesheets = sheets;
+    let snap = snapshot_document(doc, &options, &mut RefTable::new());
+    let kind = match what {
+        ExtractWhat::Text => {
+            let content = whittle_engine::main_content(&snap.document, &snap.styles, &snap.semantics);
+            out.write_all(content.text().as_bytes())?;
+            return Ok(());
+        }
+        ExtractWhat::Table => whittle_engine::ExtractKind::Table,
+        ExtractWhat::List => whittle_engine::ExtractKind::List,
+    };
+    let extracted =
+        whittle_engine::extract(&snap.document, &snap.styles, &snap.semantics, &snap.tree, kind, None, 0, false, u32::MAX)
+            .map_err(|e| CliError::Nothing(e.to_string()))?;
+    out.write_all(extracted.text.as_bytes())?;
+    Ok(())
+}
+
+/// How `whittle research` runs.
+#[derive(Debug, Clone)]
+pub struct ResearchArgs {
+    /// URLs from the command line.
+    pub urls: Vec<String>,
+    /// A file of URLs, one per line (`#` starts a comment).
+    pub urls_file: Option<std::path::PathBuf>,
+    /// One JSON object per page, as each finishes.
+    pub jsonl: bool,
+    /// The total token budget (default 400 per page).
+    pub budget: Option<u32>,
+    /// Pages fetched at once.
+    pub concurrency: usize,
+    /// Pages fetched at once from one host.
+    pub per_host: usize,
+}
+
+/// `whittle research`: digests pages in parallel. With `jsonl`, streams
+/// one JSON object per page as it finishes (`index`, `url`, `ok`, `title`,
+/// `digest`, `error` when not ok, …); else prints the digests in input
+/// order. A progress line goes to standard error when it is a terminal.
+pub fn research(args: &ResearchArgs, out: &mut (dyn Write + Send)) -> Result<(), CliError> {
+    use std::io::IsTerminal;
+    let mut urls = args.urls.clone();
+    if let Some(path) = &args.urls_file {
+        let text = std::fs::read_to_string(path).map_err(|e| CliError::Usage(format!("--urls-file {}: {e}", path.display())))?;
+        urls.extend(text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')).map(str::to_owned));
+    }
+    if urls.is_empty() {
+        return Err(CliError::Usage("no URLs: give some, or --urls-file".into()));
+    }
+    let options = crate::research::ResearchOptions {
+        concurrency: args.concurrency.max(1),
+        per_host: args.per_host.max(1),
+        budget: args.budget.unwrap_or_else(|| 400u32.saturating_mul(urls.len() as u32)),
+        limit: urls.len(),
+        ..crate::research::ResearchOptions::default()
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| CliError::Usage(format!("cannot start the async runtime: {e}")))?;
+    let fetcher = crate::fetch::Fetcher::new(crate::fetch::Limits::default(), None).map_err(LoadError::from)?;
+    let progress = std::io::stderr().is_terminal();
+    let total = urls.len();
+    let mut write_error: Option<std::io::Error> = None;
+    let result = {
+        let mut on_page = |page: &crate::research::PageResult, done: usize| {
+            if progress {
+                eprint!("\r\x1b[2K[{done}/{total}] {}", if page.ok { &page.title } else { &page.url });
+            }
+            if args.jsonl && write_error.is_none() {
+                let line = serde_json::to_string(page).unwrap_or_default();
+                if let Err(e) = writeln!(out, "{line}").and_then(|()| out.flush()) {
+                    write_error = Some(e);
+                }
+            }
+        };
+        runtime.block_on(crate::research::research(&fetcher, &urls, &options, &mut on_page))
+    };
+    if progress {
+        eprintln!();
+    }
+    if let Some(e) = write_error {
+        return Err(CliError::Output(e));
+    }
+    if !args.jsonl {
+        out.write_all(result.text(options.budget, options.limit).as_bytes())?;
+    }
     Ok(())
 }

@@ -10,5 +10,6 @@ pub mod cli;
 pub mod fetch;
 pub mod load;
 pub mod mcp;
+pub mod research;
 pub mod session;
 pub mod tools;

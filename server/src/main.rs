@@ -46,6 +46,40 @@ enum Command {
         #[arg(long, value_parser = cli::parse_viewport, default_value = "1280x800")]
         viewport: whittle_engine::Viewport,
     },
+    /// Print a page's main content as plain text (or its largest table, or
+    /// its repeated items).
+    Extract {
+        /// A file path, `-` for standard input, or an http(s)/file URL.
+        source: String,
+        /// What to print.
+        #[arg(long, value_enum, default_value = "text")]
+        kind: cli::ExtractWhat,
+        /// The URL links resolve against (default: where the page came from).
+        #[arg(long)]
+        base_url: Option<String>,
+    },
+    /// Digest many pages in parallel: title, byline, outline, key sentences
+    /// and counts of each.
+    Research {
+        /// http(s) URLs.
+        urls: Vec<String>,
+        /// A file of URLs, one per line (`#` starts a comment).
+        #[arg(long, value_name = "FILE")]
+        urls_file: Option<std::path::PathBuf>,
+        /// One JSON object per page as each finishes (index, url, ok, title,
+        /// digest, error, …), instead of the digests in input order.
+        #[arg(long)]
+        jsonl: bool,
+        /// The total token budget of the digests (default 400 per page).
+        #[arg(long, value_name = "N")]
+        budget: Option<u32>,
+        /// Pages fetched at once.
+        #[arg(long, value_name = "N", default_value_t = 16)]
+        concurrency: usize,
+        /// Pages fetched at once from one host.
+        #[arg(long, value_name = "N", default_value_t = 4)]
+        per_host: usize,
+    },
     /// Serve the browsing tools over MCP on standard input and output (one
     /// client; configure it as a stdio server).
     Mcp {
@@ -158,6 +192,18 @@ fn main() {
             cli::snapshot(source, *format, base_url.as_deref(), view, *verbose, *viewport, &mut out)
         }
         Command::Inspect { source, selector, base_url } => cli::inspect(source, selector, base_url.as_deref(), &mut out),
+        Command::Extract { source, kind, base_url } => cli::extract(source, *kind, base_url.as_deref(), &mut out),
+        Command::Research { urls, urls_file, jsonl, budget, concurrency, per_host } => {
+            let args = cli::ResearchArgs {
+                urls: urls.clone(),
+                urls_file: urls_file.clone(),
+                jsonl: *jsonl,
+                budget: *budget,
+                concurrency: *concurrency,
+                per_host: *per_host,
+            };
+            cli::research(&args, &mut std::io::stdout())
+        }
         Command::Mcp { .. } | Command::Serve { .. } => Ok(()),
     };
     if let Err(e) = result {

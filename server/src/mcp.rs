@@ -14,6 +14,7 @@ use std::sync::Arc;
 
 use rmcp::handler::server::ServerHandler;
 use rmcp::model::{
+    ProgressNotificationParam,
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, InitializeResult,
     ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities, Tool, ToolAnnotations,
 };
@@ -24,8 +25,8 @@ use tokio::sync::Mutex;
 
 use crate::backend::Backend;
 use crate::fetch::{Fetcher, Limits};
-use crate::session::{Session, SessionOptions, ToolOutput};
-use crate::tools::{ActArgs, ExtractArgs, FindArgs, NavigateArgs, ObserveArgs, TabsArgs, WaitArgs};
+use crate::session::{Progress, Session, SessionOptions, ToolOutput};
+use crate::tools::{ActArgs, ExtractArgs, FindArgs, NavigateArgs, ObserveArgs, ResearchArgs, TabsArgs, WaitArgs};
 
 /// What every session of one server shares.
 #[derive(Debug)]
@@ -62,6 +63,11 @@ impl Handler {
     /// panics, the client gets an `ok: false` result (`internal`) and a
     /// fresh session at its next call, never a dead connection.
     pub async fn run(&self, tool: &str, args: Value) -> ToolOutput {
+        self.run_with_progress(tool, args, None).await
+    }
+
+    /// [`Handler::run`], with a sink for progress (`research`'s pages).
+    pub async fn run_with_progress(&self, tool: &str, args: Value, progress: Option<Progress>) -> ToolOutput {
         let mut guard = self.session.lock().await;
         let session = match guard.take() {
             Some(s) => s,
@@ -73,7 +79,7 @@ impl Handler {
         let name = tool.to_owned();
         let task = tokio::spawn(async move {
             let mut session = session;
-            let out = session.call(&name, args).await;
+            let out = session.call_with_progress(&name, args, progress).await;
             (session, out)
         });
         match task.await {
@@ -139,10 +145,29 @@ impl ServerHandler for Handler {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let args = request.arguments.map(Value::Object).unwrap_or(Value::Object(Map::new()));
-        let out = self.run(&request.name, args).await;
+        // A client that sent a progress token hears of each page of a
+        // `research` as it finishes (notifications/progress).
+        let progress = context.meta.get_progress_token().map(|token| {
+            let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<(u32, u32, String)>();
+            let peer = context.peer.clone();
+            tokio::spawn(async move {
+                while let Some((done, total, message)) = rx.recv().await {
+                    let param = ProgressNotificationParam::new(token.clone(), f64::from(done))
+                        .with_total(f64::from(total))
+                        .with_message(message);
+                    if peer.notify_progress(param).await.is_err() {
+                        break;
+                    }
+                }
+            });
+            Progress(Box::new(move |done, total, message: &str| {
+                let _ = tx.send((done, total, message.to_owned()));
+            }))
+        });
+        let out = self.run_with_progress(&request.name, args, progress).await;
         Ok(CallToolResponse::Complete(to_result(out)))
     }
 }
@@ -184,6 +209,15 @@ pub fn tools() -> Vec<Tool> {
             true,
         ),
         tool("extract", format!("Rows of a table or list, or the main text; paged. {DATA_NOTE}"), schema::<ExtractArgs>(SchemaFor::Input), true),
+        tool(
+            "research",
+            format!(
+                "Digest many pages in parallel: title, outline, key sentences and counts of each, within one budget. \
+                 No urls: the result links of the active page. keep: also open them as tabs. {DATA_NOTE}"
+            ),
+            schema::<ResearchArgs>(SchemaFor::Input),
+            false,
+        ),
         tool("tabs", format!("List, open, switch or close tabs. {DATA_NOTE}"), schema::<TabsArgs>(SchemaFor::Input), false),
         tool("wait", format!("Wait for text to appear or go, some ms, or for the person (user). {DATA_NOTE}"), schema::<WaitArgs>(SchemaFor::Input), true),
     ]

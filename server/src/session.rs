@@ -22,7 +22,8 @@ use whittle_engine::{Envelope, FoldOptions, Mode, NodeId, Observation, RefTable,
 
 use crate::backend::{Analysis, Arrival, Backend, BrowseError, Effect, Navigation, Page, PageAction, SessionContext};
 use crate::fetch::Fetcher;
-use crate::tools::{ActArgs, Do, ExtractArgs, FindArgs, ModeArg, NavigateArgs, ObserveArgs, Step, TabOp, TabsArgs, WaitArgs};
+use crate::research::{self, ResearchOptions};
+use crate::tools::{ActArgs, Do, ExtractArgs, FindArgs, ModeArg, NavigateArgs, ObserveArgs, ResearchArgs, Step, TabOp, TabsArgs, WaitArgs};
 
 /// How many observations per tab an action may name by `snapshot_id`.
 const SNAPSHOTS_KEPT: usize = 16;
@@ -99,6 +100,17 @@ pub struct Session {
     next_tab: u32,
     operations: u64,
     tag: String,
+    /// The current call's progress sink, if its caller wants one.
+    progress: Option<Progress>,
+}
+
+/// Where a long call reports its progress: `(done, total, message)`.
+pub struct Progress(pub Box<dyn FnMut(u32, u32, &str) + Send>);
+
+impl std::fmt::Debug for Progress {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Progress")
+    }
 }
 
 /// Session tags: unique in the process.
@@ -125,6 +137,7 @@ impl Session {
             active: 0,
             next_tab: 1,
             operations: 0,
+            progress: None,
             tag: format!("s{n}"),
         };
         session.open_tab().await?;
@@ -134,8 +147,16 @@ impl Session {
     /// Runs one tool with its JSON arguments. Never fails: errors are
     /// results with `ok: false`.
     pub async fn call(&mut self, tool: &str, args: serde_json::Value) -> ToolOutput {
+        self.call_with_progress(tool, args, None).await
+    }
+
+    /// [`Session::call`], telling `progress` how a long tool advances
+    /// (`research`: once per page finished).
+    pub async fn call_with_progress(&mut self, tool: &str, args: serde_json::Value, progress: Option<Progress>) -> ToolOutput {
         self.operations += 1;
+        self.progress = progress;
         let result = self.dispatch(tool, args).await;
+        self.progress = None;
         match result {
             Ok(out) => out,
             Err(e) => ToolOutput { text: format!("✗ {}: {}", e.code, e.message), envelope: Envelope::error(self.ids(tool), e.code, e.message) },
@@ -151,6 +172,7 @@ impl Session {
             "extract" => self.extract(parse_args(args)?).await,
             "tabs" => self.tabs(parse_args(args)?).await,
             "wait" => self.wait(parse_args(args)?).await,
+            "research" => self.research(parse_args(args)?).await,
             other => Err(invalid_args(format!("no tool named {other:?}"))),
         }
     }
@@ -175,6 +197,64 @@ impl Session {
         self.tabs.push(Tab { id: self.next_tab, page, seen: VecDeque::new(), baseline: None });
         self.next_tab += 1;
         Ok(self.tabs.len() - 1)
+    }
+
+    // ---- research ---------------------------------------------------------
+
+    async fn research(&mut self, args: ResearchArgs) -> Result<ToolOutput, Fail> {
+        if args.budget == Some(0) || args.limit == Some(0) {
+            return Err(invalid_args("budget and limit must be at least 1"));
+        }
+        let options = ResearchOptions {
+            budget: args.budget.unwrap_or(research::DEFAULT_BUDGET),
+            limit: args.limit.map_or(research::DEFAULT_LIMIT, |l| (l as usize).min(research::MAX_LIMIT)),
+            ..ResearchOptions::default()
+        };
+        let urls: Vec<String> = match args.urls {
+            Some(urls) if urls.is_empty() => return Err(invalid_args("urls is empty: give some, or none to open the active page's results")),
+            Some(urls) => urls,
+            None => {
+                let tab = &mut self.tabs[self.active];
+                if tab.page.url().is_none() {
+                    return Err(BrowseError::new("no_page", "no urls and no page open: give urls, or navigate to a results page first"));
+                }
+                let a = tab.page.analysis(&mut self.refs).await?;
+                let links = whittle_engine::result_links(&a.document, &a.styles, &a.semantics, options.limit.min(research::MAX_LIMIT));
+                if links.is_empty() {
+                    return Err(BrowseError::new("not_found", "the active page has no result links: give urls"));
+                }
+                links.into_iter().map(String::from).collect()
+            }
+        };
+        let total = urls.len().min(options.limit) as u32;
+        let mut progress = self.progress.take();
+        let mut on_page = |page: &research::PageResult, done: usize| {
+            if let Some(p) = progress.as_mut() {
+                let what = if page.ok { page.title.as_str() } else { "failed" };
+                (p.0)(done as u32, total, &format!("[{}] {what}", page.index));
+            }
+        };
+        let result = research::research(&self.context.fetcher, &urls, &options, &mut on_page).await;
+        let mut text = result.text(options.budget, options.limit);
+        if args.keep == Some(true) {
+            for page in result.pages.iter().filter(|p| p.ok) {
+                let Some(url) = page.opened.clone() else { continue };
+                let opened = match self.open_tab().await {
+                    Ok(i) => self.tabs[i].page.navigate(Navigation::To(url), false).await.map(|_| i),
+                    Err(e) => Err(e),
+                };
+                match opened {
+                    Ok(i) => text.push_str(&format!("⧉ [{}] kept as tab {}\n", page.index, i + 1)),
+                    Err(e) => {
+                        text.push_str(&format!("✗ [{}] not kept: {}\n", page.index, e.message));
+                        if e.code == "too_many_tabs" {
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+        self.answer("research", text).await
     }
 
     // ---- observe ----------------------------------------------------------

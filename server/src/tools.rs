@@ -184,6 +184,20 @@ pub struct ExtractArgs {
     pub links: Option<bool>,
 }
 
+/// `research`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ResearchArgs {
+    /// Pages to digest; none: the result links of the active page.
+    pub urls: Option<Vec<String>>,
+    /// At most this many pages (default 10, at most 100).
+    pub limit: Option<u32>,
+    /// Total token budget of the digests (default 4000).
+    pub budget: Option<u32>,
+    /// Also open the pages as tabs.
+    pub keep: Option<bool>,
+}
+
 /// What `tabs` does.
 #[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]

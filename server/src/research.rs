@@ -1,0 +1,297 @@
+//! `research`: many pages fetched at once and digested in parallel, one
+//! compact digest each (the engine's [`whittle_engine::digest`]).
+//!
+//! Fetching runs on the tokio runtime through the session's [`Fetcher`]
+//! (its redirects, size caps and hop checks), at most
+//! [`ResearchOptions::concurrency`] pages at once and
+//! [`ResearchOptions::per_host`] per host, each within
+//! [`ResearchOptions::page_timeout`]. Parsing and digesting run on rayon's
+//! pool, so they never block the runtime and use every core. Linked
+//! stylesheets are not fetched: a digest is about text, and inline styles
+//! already hide what `display: none` hides.
+//!
+//! One page's failure is one line of the result, never the call's: an
+//! invalid or duplicate URL, a non-page (PDF, image, JSON), a host that
+//! never answers, a bug in digesting (caught) — each becomes a
+//! [`PageResult`] with `ok: false` and a reason. Results keep the input's
+//! order; [`research`]'s callback sees each as it finishes.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::Serialize;
+use tokio::sync::Semaphore;
+use url::Url;
+use whittle_engine::{CascadeOptions, DigestOptions, ParseOptions};
+
+use crate::fetch::{FetchError, Fetcher, Request, Response, parse_url, redact};
+
+/// The total token budget of a call without one.
+pub const DEFAULT_BUDGET: u32 = 4_000;
+/// The pages of a call without a limit.
+pub const DEFAULT_LIMIT: usize = 10;
+/// The most pages one call researches, whatever its limit.
+pub const MAX_LIMIT: usize = 100;
+/// The least budget one page's digest gets (its header line and a little).
+pub const MIN_PAGE_BUDGET: u32 = 40;
+
+/// How a research call runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ResearchOptions {
+    /// Pages fetched at once (default 16).
+    pub concurrency: usize,
+    /// Pages fetched at once from one host (default 4).
+    pub per_host: usize,
+    /// The longest one page may take, redirects and body included
+    /// (default 10 s).
+    pub page_timeout: Duration,
+    /// The total token budget of the digests.
+    pub budget: u32,
+    /// The most pages researched (more URLs are counted, not fetched).
+    /// The `research` tool caps it at [`MAX_LIMIT`]; the command line
+    /// does not.
+    pub limit: usize,
+}
+
+impl Default for ResearchOptions {
+    fn default() -> ResearchOptions {
+        ResearchOptions {
+            concurrency: 16,
+            per_host: 4,
+            page_timeout: Duration::from_secs(10),
+            budget: DEFAULT_BUDGET,
+            limit: DEFAULT_LIMIT,
+        }
+    }
+}
+
+/// One page's outcome.
+#[derive(Debug, Clone, Serialize)]
+pub struct PageResult {
+    /// Its number (1-based, in input order).
+    pub index: usize,
+    /// The URL as given.
+    pub url: String,
+    /// Where it ended, after redirects (redacted), when fetched.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub final_url: Option<String>,
+    /// Whether it was digested.
+    pub ok: bool,
+    /// Its title (empty when not fetched).
+    pub title: String,
+    /// Its digest, or its error line.
+    pub digest: String,
+    /// Why it failed: `{code, message}`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<PageError>,
+    /// Whether it looks like it needs scripts (digested without them).
+    pub needs_scripts: bool,
+    /// The digest's tokens (engine estimate).
+    pub tokens: u32,
+    /// The final URL, for opening it as a tab (`keep`).
+    #[serde(skip)]
+    pub opened: Option<Url>,
+}
+
+/// Why a page failed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PageError {
+    /// A protocol error code (`invalid_url`, `nav_failed`, `nav_timeout`,
+    /// `too_large`, `origin_not_allowed`, `duplicate`, `internal`).
+    pub code: &'static str,
+    /// One line, URLs redacted.
+    pub message: String,
+}
+
+/// A whole call's outcome.
+#[derive(Debug, Clone, Default)]
+pub struct Research {
+    /// One result per researched URL, in input order.
+    pub pages: Vec<PageResult>,
+    /// URLs given beyond the limit, not researched.
+    pub beyond_limit: usize,
+}
+
+impl Research {
+    /// The text the model reads: a summary line, then the digests and
+    /// error lines in input order, within `budget` (pages that no longer
+    /// fit are counted in a last line).
+    pub fn text(&self, budget: u32, limit: usize) -> String {
+        let ok = self.pages.iter().filter(|p| p.ok).count();
+        let failed = self.pages.len() - ok;
+        let mut out = format!("research: {} pages · {ok} digested", self.pages.len());
+        if failed > 0 {
+            out.push_str(&format!(" · {failed} failed"));
+        }
+        out.push('\n');
+        let mut spent = 0u32;
+        let mut left_out = 0usize;
+        for p in &self.pages {
+            if left_out > 0 || (spent > 0 && spent + p.tokens > budget) {
+                left_out += 1;
+                continue;
+            }
+            spent += p.tokens;
+            out.push_str(&p.digest);
+        }
+        if left_out > 0 {
+            out.push_str(&format!(
+                "… +{left_out} pages not shown: the budget of {budget} tokens is spent (raise budget, or research fewer urls)\n"
+            ));
+        }
+        if self.beyond_limit > 0 {
+            out.push_str(&format!(
+                "… +{} more urls not researched (limit {limit}; at most {MAX_LIMIT} per call)\n",
+                self.beyond_limit
+            ));
+        }
+        out
+    }
+}
+
+/// Researches `urls` (see the module documentation). `on_page` is called
+/// with each result as it finishes, and the number finished so far.
+pub async fn research(
+    fetcher: &Fetcher,
+    urls: &[String],
+    options: &ResearchOptions,
+    on_page: &mut (dyn FnMut(&PageResult, usize) + Send),
+) -> Research {
+    let limit = options.limit.max(1);
+    let taken = &urls[..urls.len().min(limit)];
+    let beyond_limit = urls.len() - taken.len();
+    let share = (options.budget / taken.len().max(1) as u32).max(MIN_PAGE_BUDGET);
+
+    let mut results: Vec<Option<PageResult>> = vec![None; taken.len()];
+    let mut finished = 0usize;
+    let mut seen: HashMap<Url, usize> = HashMap::new();
+    let global = Arc::new(Semaphore::new(options.concurrency.max(1)));
+    let mut hosts: HashMap<String, Arc<Semaphore>> = HashMap::new();
+    let mut tasks = tokio::task::JoinSet::new();
+    for (i, given) in taken.iter().enumerate() {
+        let index = i + 1;
+        let url = match parse_url(given.trim()) {
+            Ok(u) => u,
+            Err(e) => {
+                let r = failed(index, given, error_of(&e));
+                finished += 1;
+                on_page(&r, finished);
+                results[i] = Some(r);
+                continue;
+            }
+        };
+        let mut key = url.clone();
+        key.set_fragment(None);
+        if let Some(first) = seen.get(&key) {
+            let r = failed(index, given, PageError { code: "duplicate", message: format!("the same page as [{first}]") });
+            finished += 1;
+            on_page(&r, finished);
+            results[i] = Some(r);
+            continue;
+        }
+        seen.insert(key, index);
+        let host = url.host_str().unwrap_or_default().to_owned();
+        let per_host = hosts.entry(host).or_insert_with(|| Arc::new(Semaphore::new(options.per_host.max(1)))).clone();
+        let (global, fetcher, given, timeout) = (global.clone(), fetcher.clone(), given.clone(), options.page_timeout);
+        tasks.spawn(async move {
+            let result = async {
+                // Neither semaphore is ever closed.
+                let _host = per_host.acquire_owned().await.ok();
+                let _slot = global.acquire_owned().await.ok();
+                match tokio::time::timeout(timeout, fetcher.fetch_page(Request::get(url.clone()))).await {
+                    Ok(Ok(response)) => digest_on_pool(index, &given, response, share).await,
+                    Ok(Err(e)) => failed(index, &given, error_of(&e)),
+                    Err(_) => failed(
+                        index,
+                        &given,
+                        PageError { code: "nav_timeout", message: format!("{} did not load within {} s", redact(&url), timeout.as_secs()) },
+                    ),
+                }
+            }
+            .await;
+            (i, result)
+        });
+    }
+    while let Some(joined) = tasks.join_next().await {
+        // A task only ends in a JoinError if it panicked: its slot stays
+        // empty and is filled below.
+        if let Ok((i, r)) = joined {
+            finished += 1;
+            on_page(&r, finished);
+            results[i] = Some(r);
+        }
+    }
+    let pages = results
+        .into_iter()
+        .enumerate()
+        .map(|(i, r)| {
+            r.unwrap_or_else(|| {
+                failed(i + 1, &taken[i], PageError { code: "internal", message: "whittle failed on this page (a bug)".into() })
+            })
+        })
+        .collect();
+    Research { pages, beyond_limit }
+}
+
+fn error_of(e: &FetchError) -> PageError {
+    PageError { code: e.code(), message: e.to_string() }
+}
+
+fn failed(index: usize, given: &str, error: PageError) -> PageResult {
+    let shown = match Url::parse(given.trim()) {
+        Ok(u) => whittle_engine::compact_url(&u),
+        Err(_) => given.chars().take(100).collect(),
+    };
+    PageResult {
+        index,
+        url: given.to_owned(),
+        final_url: None,
+        ok: false,
+        title: String::new(),
+        digest: format!("## [{index}] ✗ {shown} · {}: {}\n", error.code, error.message),
+        error: Some(error),
+        needs_scripts: false,
+        tokens: 0,
+        opened: None,
+    }
+}
+
+/// Parses and digests a fetched page on rayon's pool; a panic there is
+/// this page's `internal` error, not the call's.
+async fn digest_on_pool(index: usize, given: &str, response: Response, budget: u32) -> PageResult {
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    rayon::spawn(move || {
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| digest_page(index, &response, budget)));
+        let _ = tx.send(outcome.ok().map(|d| (d, response.url)));
+    });
+    match rx.await {
+        Ok(Some((d, url))) => PageResult {
+            index,
+            url: given.to_owned(),
+            final_url: Some(redact(&url)),
+            ok: true,
+            title: d.title,
+            tokens: d.tokens,
+            needs_scripts: d.needs_scripts,
+            digest: d.text,
+            error: None,
+            opened: Some(url),
+        },
+        _ => failed(index, given, PageError { code: "internal", message: "whittle failed to digest this page (a bug)".into() }),
+    }
+}
+
+/// The engine's stages a digest needs: parse, cascade (inline styles
+/// only), semantics, digest.
+pub fn digest_page(index: usize, response: &Response, budget: u32) -> whittle_engine::Digest {
+    let parse = ParseOptions {
+        url: Some(response.url.clone()),
+        transport_charset: response.charset.clone(),
+        ..ParseOptions::default()
+    };
+    let doc = whittle_engine::parse(&response.bytes, &parse);
+    let styles = whittle_engine::cascade(&doc, &CascadeOptions::default());
+    let sem = whittle_engine::compute_semantics(&doc, &styles);
+    whittle_engine::digest(&doc, &styles, &sem, &DigestOptions { index, budget })
+}
