@@ -161,45 +161,59 @@ pub async fn research(
     let limit = options.limit.max(1);
     let taken = &urls[..urls.len().min(limit)];
     let beyond_limit = urls.len() - taken.len();
-    let share = (options.budget / taken.len().max(1) as u32).max(MIN_PAGE_BUDGET);
 
     let mut results: Vec<Option<PageResult>> = vec![None; taken.len()];
     let mut finished = 0usize;
+    // Invalid and duplicate URLs are answered at once; the rest share the
+    // budget.
     let mut seen: HashMap<Url, usize> = HashMap::new();
-    let global = Arc::new(Semaphore::new(options.concurrency.max(1)));
-    let mut hosts: HashMap<String, Arc<Semaphore>> = HashMap::new();
-    let mut tasks = tokio::task::JoinSet::new();
+    let mut to_fetch: Vec<(usize, Url)> = Vec::new();
     for (i, given) in taken.iter().enumerate() {
         let index = i + 1;
-        let url = match parse_url(given.trim()) {
-            Ok(u) => u,
-            Err(e) => {
-                let r = failed(index, given, error_of(&e));
+        let outcome = match parse_url(given.trim()) {
+            Err(e) => Err(error_of(&e)),
+            Ok(url) => {
+                let mut key = url.clone();
+                key.set_fragment(None);
+                match seen.get(&key) {
+                    Some(first) => Err(PageError { code: "duplicate", message: format!("the same page as [{first}]") }),
+                    None => {
+                        seen.insert(key, index);
+                        Ok(url)
+                    }
+                }
+            }
+        };
+        match outcome {
+            Ok(url) => to_fetch.push((i, url)),
+            Err(error) => {
+                let r = failed(index, given, error);
                 finished += 1;
                 on_page(&r, finished);
                 results[i] = Some(r);
-                continue;
             }
-        };
-        let mut key = url.clone();
-        key.set_fragment(None);
-        if let Some(first) = seen.get(&key) {
-            let r = failed(index, given, PageError { code: "duplicate", message: format!("the same page as [{first}]") });
-            finished += 1;
-            on_page(&r, finished);
-            results[i] = Some(r);
-            continue;
         }
-        seen.insert(key, index);
+    }
+    let share = (options.budget / to_fetch.len().max(1) as u32).max(MIN_PAGE_BUDGET);
+    let global = Arc::new(Semaphore::new(options.concurrency.max(1)));
+    let mut hosts: HashMap<String, Arc<Semaphore>> = HashMap::new();
+    let mut tasks = tokio::task::JoinSet::new();
+    for (i, url) in to_fetch {
+        let index = i + 1;
         let host = url.host_str().unwrap_or_default().to_owned();
         let per_host = hosts.entry(host).or_insert_with(|| Arc::new(Semaphore::new(options.per_host.max(1)))).clone();
-        let (global, fetcher, given, timeout) = (global.clone(), fetcher.clone(), given.clone(), options.page_timeout);
+        let (global, fetcher, given, timeout) = (global.clone(), fetcher.clone(), taken[i].clone(), options.page_timeout);
         tasks.spawn(async move {
             let result = async {
                 // Neither semaphore is ever closed.
                 let _host = per_host.acquire_owned().await.ok();
                 let _slot = global.acquire_owned().await.ok();
                 match tokio::time::timeout(timeout, fetcher.fetch_page(Request::get(url.clone()))).await {
+                    Ok(Ok(response)) if response.status >= 400 => failed(
+                        index,
+                        &given,
+                        PageError { code: "nav_failed", message: format!("{} answered HTTP {}", redact(&response.url), response.status) },
+                    ),
                     Ok(Ok(response)) => digest_on_pool(index, &given, response, share).await,
                     Ok(Err(e)) => failed(index, &given, error_of(&e)),
                     Err(_) => failed(

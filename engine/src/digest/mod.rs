@@ -117,8 +117,11 @@ pub fn digest(doc: &Document, styles: &Styles, sem: &Semantics, options: &Digest
         let by = about.join(" · ");
         w.line(&by);
     }
-    if !scan.outline.is_empty() {
-        w.line(&format!("outline: {}", scan.outline.join(" / ")));
+    // A lone heading that repeats the title says nothing new.
+    let outline: Vec<&String> = scan.outline.iter().filter(|h| !(scan.outline.len() == 1 && title.starts_with(h.as_str()))).collect();
+    if !outline.is_empty() {
+        let line = outline.iter().map(|h| h.as_str()).collect::<Vec<_>>().join(" / ");
+        w.line(&format!("outline: {line}"));
     }
     let lines = condensed(doc, &content);
     let mut shown = 0;

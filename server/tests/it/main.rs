@@ -2,5 +2,6 @@
 //! browsing session against loopback servers the tests start themselves.
 
 mod fetch;
+mod research;
 mod server;
 mod session;
