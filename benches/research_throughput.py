@@ -42,6 +42,7 @@ here touches the internet. Linux only (/proc, wait4).
 from __future__ import annotations
 
 import argparse
+import fcntl
 import gzip
 import http.client
 import http.server
@@ -236,15 +237,20 @@ class Cdp:
                 "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
                 "--remote-debugging-pipe", "about:blank"]
 
-        def fds():
-            os.dup2(to_browser_r, 3)
-            os.dup2(from_browser_w, 4)
-
-        self.proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.DEVNULL, preexec_fn=fds, close_fds=True, pass_fds=(3, 4)
-                                     if False else ())
-        os.close(to_browser_r)
-        os.close(from_browser_w)
+        # The browser's fds 3 and 4, set by posix_spawn (every fd Python
+        # opens is close-on-exec, so nothing else leaks into the browser).
+        high = [fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 10) for fd in (to_browser_r, from_browser_w)]
+        for fd in (to_browser_r, from_browser_w):
+            os.close(fd)
+        self.pid = os.posix_spawn(chromium, args, os.environ, file_actions=[
+            (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
+            (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
+            (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0),
+            (os.POSIX_SPAWN_DUP2, high[0], 3),
+            (os.POSIX_SPAWN_DUP2, high[1], 4),
+        ])
+        for fd in high:
+            os.close(fd)
         self._next = 0
         self._lock = threading.Lock()
         self._waiting: dict[int, queue.Queue] = {}
@@ -293,11 +299,13 @@ class Cdp:
             self.call("Browser.close", timeout=5)
         except Exception:
             pass
-        try:
-            self.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
+        deadline = time.monotonic() + 10
+        while os.waitpid(self.pid, os.WNOHANG) == (0, 0):
+            if time.monotonic() > deadline:
+                os.kill(self.pid, 9)
+                os.waitpid(self.pid, 0)
+                break
+            time.sleep(0.05)
         os.close(self._w)
 
 
@@ -377,7 +385,7 @@ def run_chromium(chromium: str, urls: list[str], tabs: int) -> dict:
 
         def sample():
             while not stop.is_set():
-                peak[0] = max(peak[0], tree_pss_mb(cdp.proc.pid))
+                peak[0] = max(peak[0], tree_pss_mb(cdp.pid))
                 stop.wait(0.2)
 
         sampler = threading.Thread(target=sample, daemon=True)

@@ -586,11 +586,11 @@ impl Cx<'_> {
         if scope.is_none() {
             let content = crate::digest::main_content(self.doc, self.styles, self.sem);
             let rows = content
-                .blocks
+                .lines()
                 .into_iter()
-                .map(|b| match b.kind {
-                    crate::digest::BlockKind::Heading(level) => format!("h{level} {}", b.text),
-                    _ => b.text,
+                .map(|(kind, text)| match kind {
+                    crate::digest::BlockKind::Heading(level) => format!("h{level} {text}"),
+                    _ => text,
                 })
                 .collect();
             return Ok(Rows { what: "text".to_owned(), unit: "paragraph", header: Vec::new(), rows });

@@ -311,3 +311,72 @@ fn bad_view_arguments_are_usage_errors() {
         assert!(stdout(&o).is_empty());
     }
 }
+
+fn article_fixture() -> PathBuf {
+    whittle_corpus::fixtures_dir().join("article.html")
+}
+
+#[test]
+fn extract_prints_the_main_content_a_table_or_a_list() {
+    let path = article_fixture();
+    let o = whittle(&["extract", path.to_str().unwrap_or_default()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    // The article, its headings, table rows and list; not the masthead,
+    // the share bar, the newsletter box, the teasers, the sidebar or the
+    // footer.
+    assert!(text.starts_with("Three operators will run sleeper trains"), "{text}");
+    assert!(text.contains("\nWhat it costs\n") && text.contains("\nZurich – Vienna | 21:40 | 07:15\n"), "{text}");
+    assert!(text.ends_with("\nPets are allowed in private cabins only.\n"), "{text}");
+    for frame in ["Share on X", "newsletter", "Ferries", "Most read", "All rights reserved", "Mara Lind"] {
+        assert!(!text.contains(frame), "{frame:?} in {text}");
+    }
+    let o = whittle(&["extract", "--kind", "table", path.to_str().unwrap_or_default()]);
+    assert_eq!(stdout(&o), "[9] table · 2 rows\nRoute | Departs | Arrives\nZurich – Vienna | 21:40 | 07:15\nMilan – Vienna | 20:05 | 07:50\n");
+    // Standard input works too; a page without a table says so (exit 1).
+    let o = whittle_stdin(&["extract", "--kind", "table", "-"], b"<p>No tables here.</p>");
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(stderr(&o), "whittle: no table on the page\n");
+    let o = whittle_stdin(&["extract", "-"], b"<p>Just one line.</p>");
+    assert_eq!(stdout(&o), "Just one line.\n");
+}
+
+#[test]
+fn research_streams_one_json_object_per_page() {
+    let article = std::fs::read(article_fixture()).unwrap_or_else(|e| panic!("{e}"));
+    let base = serve(vec![
+        ("/night-trains", 200, "text/html", article),
+        ("/report.pdf", 200, "application/pdf", b"%PDF-1.4".to_vec()),
+    ]);
+    let urls = [format!("{base}/night-trains"), format!("{base}/report.pdf"), "nope".to_owned(), format!("{base}/night-trains")];
+    let args: Vec<&str> = ["research", "--jsonl"].into_iter().chain(urls.iter().map(String::as_str)).collect();
+    let o = whittle(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let mut lines: Vec<serde_json::Value> =
+        stdout(&o).lines().map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}"))).collect();
+    assert_eq!(lines.len(), 4);
+    lines.sort_by_key(|v| v["index"].as_u64());
+    assert_eq!(lines[0]["ok"], true);
+    assert_eq!(lines[0]["url"], urls[0].as_str());
+    assert_eq!(lines[0]["title"], "Night trains return to the Alps");
+    let digest = lines[0]["digest"].as_str().unwrap_or_default();
+    let host = base.trim_start_matches("http://");
+    assert!(digest.starts_with(&format!("## [1] Night trains return to the Alps · {host}/night-trains\nby Mara Lind · 2026-11-18 · The Daily Example\noutline: Night trains return to the Alps / What it costs / Why now\nThree operators will run sleeper trains")), "{digest}");
+    assert!(digest.contains("\nRoute | Departs | Arrives\n") && digest.ends_with("links 14 · forms 1\n"), "{digest}");
+    assert!(lines[0].get("error").is_none());
+    for (i, code) in [(1, "nav_failed"), (2, "invalid_url"), (3, "duplicate")] {
+        assert_eq!(lines[i]["ok"], false, "{}", lines[i]);
+        assert_eq!(lines[i]["error"]["code"], code, "{}", lines[i]);
+    }
+    // Without --jsonl: the digests in input order, from a file of URLs.
+    let file = std::env::temp_dir().join(format!("whittle-urls-{}.txt", std::process::id()));
+    std::fs::write(&file, format!("# pages\n{}\n\n{}\n", urls[0], urls[1])).unwrap_or_else(|e| panic!("{e}"));
+    let o = whittle(&["research", "--urls-file", file.to_str().unwrap_or_default()]);
+    let _ = std::fs::remove_file(&file);
+    let text = stdout(&o);
+    assert!(text.starts_with("research: 2 pages · 1 digested · 1 failed\n## [1] Night trains"), "{text}");
+    assert!(text.contains(&format!("\n## [2] ✗ {host}/report.pdf · nav_failed: ")), "{text}");
+    // No URLs at all is a usage error.
+    let o = whittle(&["research"]);
+    assert_eq!(o.status.code(), Some(2));
+}

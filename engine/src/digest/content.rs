@@ -74,6 +74,8 @@ pub struct Block {
     pub kind: BlockKind,
     /// Its text, whitespace collapsed.
     pub text: String,
+    /// For a cell: its row (the cell's parent element).
+    pub row: Option<NodeId>,
 }
 
 /// A page's main content.
@@ -87,11 +89,30 @@ pub struct MainContent {
 }
 
 impl MainContent {
-    /// The content as plain text: one block per line.
+    /// The content as lines: one per block, a table row's cells joined
+    /// with ` | `; each with its first block's kind ([`BlockKind::Cell`]
+    /// for a row).
+    pub fn lines(&self) -> Vec<(BlockKind, String)> {
+        let mut out: Vec<(BlockKind, String)> = Vec::new();
+        let mut row: Option<NodeId> = None;
+        for b in &self.blocks {
+            match (b.kind, b.row, out.last_mut()) {
+                (BlockKind::Cell, Some(r), Some((_, line))) if row == Some(r) => {
+                    line.push_str(" | ");
+                    line.push_str(&b.text);
+                }
+                _ => out.push((b.kind, b.text.clone())),
+            }
+            row = if b.kind == BlockKind::Cell { b.row } else { None };
+        }
+        out
+    }
+
+    /// The content as plain text: [`MainContent::lines`], one per line.
     pub fn text(&self) -> String {
         let mut out = String::new();
-        for b in &self.blocks {
-            out.push_str(&b.text);
+        for (_, line) in self.lines() {
+            out.push_str(&line);
             out.push('\n');
         }
         out
@@ -137,7 +158,12 @@ pub fn main_content(doc: &Document, styles: &Styles, sem: &Semantics) -> MainCon
         .into_iter()
         .filter(|s| s.order >= start && s.order <= end)
         .filter(|s| !s.furniture && s.link_density() <= KEEP_LINK_DENSITY)
-        .map(|s| Block { node: s.container, kind: s.kind, text: s.text })
+        .map(|s| Block {
+            row: if s.kind == BlockKind::Cell { doc.parent_element(s.container) } else { None },
+            node: s.container,
+            kind: s.kind,
+            text: s.text,
+        })
         .collect();
     MainContent { root: Some(root), blocks }
 }

@@ -16,8 +16,9 @@
 //!   else `<title>`, else the first `h1`).
 //! - The byline, date and site when the page states them (meta tags,
 //!   `<time>`, `rel=author`), on one line.
-//! - The outline: the page's visible `h1`–`h3` outside navigation, banner,
-//!   footer and asides, at most [`MAX_OUTLINE`].
+//! - The outline: the page's first visible `h1` (outside navigation,
+//!   footer and asides), then the main content's `h1`–`h3`, at most
+//!   [`MAX_OUTLINE`]; left out when it is only the title again.
 //! - The main content condensed to what the budget leaves: each
 //!   paragraph's first sentence, list items as `- item`, a table's cells
 //!   as `a | b | c` rows, in reading order; what does not fit is counted in
@@ -117,13 +118,12 @@ pub fn digest(doc: &Document, styles: &Styles, sem: &Semantics, options: &Digest
         let by = about.join(" · ");
         w.line(&by);
     }
+    let outline = outline(scan.h1.as_deref(), &content);
     // A lone heading that repeats the title says nothing new.
-    let outline: Vec<&String> = scan.outline.iter().filter(|h| !(scan.outline.len() == 1 && title.starts_with(h.as_str()))).collect();
-    if !outline.is_empty() {
-        let line = outline.iter().map(|h| h.as_str()).collect::<Vec<_>>().join(" / ");
-        w.line(&format!("outline: {line}"));
+    if !(outline.is_empty() || outline.len() == 1 && title.starts_with(outline[0].as_str())) {
+        w.line(&format!("outline: {}", outline.join(" / ")));
     }
-    let lines = condensed(doc, &content);
+    let lines = condensed(&content);
     let mut shown = 0;
     for line in &lines {
         if !w.line(line) {
@@ -176,38 +176,30 @@ impl Writer {
 
 /// The main content as digest lines: paragraphs' first sentences, list
 /// items, table rows; headings are in the outline already.
-fn condensed(doc: &Document, content: &MainContent) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut row: Option<(Option<NodeId>, String)> = None;
-    for b in &content.blocks {
-        if b.kind != BlockKind::Cell
-            && let Some((_, r)) = row.take()
-        {
-            out.push(r);
+fn condensed(content: &MainContent) -> Vec<String> {
+    content
+        .lines()
+        .into_iter()
+        .filter_map(|(kind, text)| match kind {
+            BlockKind::Heading(_) => None,
+            BlockKind::Item => Some(format!("- {}", truncate_chars(&text, MAX_LINE_CHARS))),
+            BlockKind::Cell => Some(truncate_chars(&text, MAX_LINE_CHARS)),
+            _ => Some(truncate_chars(first_sentence(&text), MAX_LINE_CHARS)),
+        })
+        .collect()
+}
+
+/// The page's first `h1`, then the main content's `h1`–`h3`, at most
+/// [`MAX_OUTLINE`].
+fn outline(h1: Option<&str>, content: &MainContent) -> Vec<String> {
+    let mut out: Vec<String> = h1.map(|h| truncate_chars(h, MAX_HEADING_CHARS)).into_iter().collect();
+    for (kind, text) in content.lines() {
+        if out.len() >= MAX_OUTLINE {
+            break;
         }
-        match b.kind {
-            BlockKind::Heading(_) => {}
-            BlockKind::Item => out.push(format!("- {}", truncate_chars(&b.text, MAX_LINE_CHARS))),
-            BlockKind::Cell => {
-                let tr = doc.parent_element(b.node);
-                let cell = truncate_chars(&b.text, MAX_HEADING_CHARS);
-                match &mut row {
-                    Some((r, text)) if *r == tr => {
-                        text.push_str(" | ");
-                        text.push_str(&cell);
-                    }
-                    _ => {
-                        if let Some((_, r)) = row.replace((tr, cell)) {
-                            out.push(r);
-                        }
-                    }
-                }
-            }
-            _ => out.push(truncate_chars(first_sentence(&b.text), MAX_LINE_CHARS)),
+        if matches!(kind, BlockKind::Heading(1..=3)) && Some(text.as_str()) != h1 {
+            out.push(truncate_chars(&text, MAX_HEADING_CHARS));
         }
-    }
-    if let Some((_, r)) = row {
-        out.push(r);
     }
     out
 }
@@ -236,14 +228,15 @@ struct Scan {
     text_chars: usize,
     app_root_empty: bool,
     noscript_asks: bool,
-    outline: Vec<String>,
+    /// The first visible `h1` outside navigation, footer and asides.
+    h1: Option<String>,
 }
 
 fn scan(doc: &Document, styles: &Styles) -> Scan {
     use html5ever::local_name as l;
     let mut s = Scan::default();
-    // Open navigation, banner, footer and aside elements: headings inside
-    // them are not the page's outline.
+    // Open navigation, footer and aside elements: an `h1` inside them is
+    // not the page's.
     let mut frame = 0u32;
     let mut traverse = doc.traverse(NodeId::DOCUMENT);
     while let Some(edge) = traverse.next() {
@@ -276,17 +269,15 @@ fn scan(doc: &Document, styles: &Styles) -> Scan {
                         traverse.skip_children(id);
                         continue;
                     }
-                    if matches!(*name, l!("nav") | l!("header") | l!("footer") | l!("aside")) {
+                    if matches!(*name, l!("nav") | l!("footer") | l!("aside")) {
                         frame += 1;
                     }
                     match *name {
                         l!("a") if el.has_attr("href") => s.links += 1,
                         l!("form") => s.forms += 1,
-                        l!("h1") | l!("h2") | l!("h3") if frame == 0 && s.outline.len() < MAX_OUTLINE => {
+                        l!("h1") if frame == 0 && s.h1.is_none() => {
                             let h = crate::text::collapse_whitespace(&doc.text_content(id));
-                            if !h.is_empty() {
-                                s.outline.push(truncate_chars(&h, MAX_HEADING_CHARS));
-                            }
+                            s.h1 = Some(h).filter(|h| !h.is_empty());
                         }
                         _ => {}
                     }
@@ -299,7 +290,7 @@ fn scan(doc: &Document, styles: &Styles) -> Scan {
             Edge::Close(id) => {
                 if let Some(el) = doc.element(id)
                     && el.is_html_element()
-                    && matches!(*el.local_name(), l!("nav") | l!("header") | l!("footer") | l!("aside"))
+                    && matches!(*el.local_name(), l!("nav") | l!("footer") | l!("aside"))
                     && !styles.is_display_none(id)
                 {
                     frame = frame.saturating_sub(1);
