@@ -57,7 +57,7 @@ const MAX_TITLE_CHARS: usize = 120;
 /// A sentence ends at `. `, `? ` or `! ` once it has this many chars.
 const MIN_SENTENCE_CHARS: usize = 40;
 /// Below this many chars of visible text, a page with scripts is a shell.
-const SHELL_TEXT_CHARS: usize = 200;
+const SHELL_TEXT_CHARS: usize = 100;
 
 /// How to digest one page.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -108,9 +108,11 @@ pub fn digest(doc: &Document, styles: &Styles, sem: &Semantics, options: &Digest
         .filter(|s| !s.is_empty())
         .collect();
     let counts = format!("links {} · forms {}", scan.links, scan.forms);
-    // The counts close the digest: keep room for them.
-    let reserve = tokens::line_cost(0, &counts);
-    w.budget = w.budget.saturating_sub(reserve);
+    // The counts close the digest, after the line that counts what did not
+    // fit: keep room for both.
+    let reserve_counts = tokens::line_cost(0, &counts);
+    let reserve_more = tokens::line_cost(0, "… +99999 more blocks (extract text)");
+    w.budget = w.budget.saturating_sub(reserve_counts + reserve_more);
     if needs_scripts {
         w.line("⚠ needs scripts: digested as served, without them");
     }
@@ -132,11 +134,12 @@ pub fn digest(doc: &Document, styles: &Styles, sem: &Semantics, options: &Digest
         shown += 1;
     }
     let blocks_left = lines.len() - shown;
-    w.budget += reserve;
+    w.budget = options.budget.saturating_sub(reserve_counts);
     if blocks_left > 0 {
         let more = format!("… +{blocks_left} more blocks (extract text)");
         w.line(&more);
     }
+    w.budget = options.budget;
     w.line(&counts);
     Digest {
         text: w.text,

@@ -121,3 +121,71 @@ fn pages_without_text_give_nothing() {
     // Only short lines: the page's text is all there is.
     assert_eq!(text_of("<body><p>Hello</p><p>World</p></body>"), "Hello\nWorld\n");
 }
+
+fn digest_of(html: &str, budget: u32) -> whittle_engine::Digest {
+    let options = ParseOptions { url: url::Url::parse("https://news.example/story?id=12345678901234567890").ok(), ..ParseOptions::default() };
+    let doc = parse(html.as_bytes(), &options);
+    let styles = cascade(&doc, &CascadeOptions::default());
+    let sem = compute_semantics(&doc, &styles);
+    whittle_engine::digest(&doc, &styles, &sem, &whittle_engine::DigestOptions { index: 3, budget })
+}
+
+#[test]
+fn a_digest_condenses_the_article_to_its_budget() {
+    let paras: String = (1..=30).map(|i| format!("<p>{PARA} Point {i} follows. And more words after it.</p>")).collect();
+    let html = format!(
+        "<title>Library hours | News</title><meta name=author content=\"By Jane Roe\"><time datetime=2026-11-20T08:00>Nov 20</time>\
+         <main><h1>Library hours</h1>{paras}</main>"
+    );
+    let d = digest_of(&html, 200);
+    let lines: Vec<&str> = d.text.lines().collect();
+    assert_eq!(lines[0], "## [3] Library hours | News · news.example/story?id=…");
+    // An author that says "By" already keeps it; an ISO time is a date.
+    assert_eq!(lines[1], "By Jane Roe · 2026-11-20");
+    // The outline would only repeat the title: left out.
+    // First sentences only, as many as fit, then what was left out.
+    assert_eq!(lines[2], PARA);
+    assert_eq!(lines[3], PARA);
+    assert!(lines.iter().rev().nth(1).is_some_and(|l| l.starts_with("… +") && l.ends_with(" more blocks (extract text)")), "{}", d.text);
+    assert_eq!(lines.last(), Some(&"links 0 · forms 0"));
+    assert!(d.tokens <= 200, "{} tokens", d.tokens);
+    assert!(d.blocks_left > 0 && !d.needs_scripts);
+    // With room for everything, nothing is left out.
+    let d = digest_of(&html, 100_000);
+    assert_eq!(d.blocks_left, 0);
+    assert!(!d.text.contains("more blocks"));
+    // A budget too small for anything still names the page.
+    let d = digest_of(&html, 1);
+    assert_eq!(d.text, "## [3] Library hours | News · news.example/story?id=…\n");
+}
+
+#[test]
+fn a_script_shell_is_flagged() {
+    let shell = "<title>App</title><div id=root></div><script src=/bundle.js></script>";
+    let d = digest_of(shell, 500);
+    assert!(d.needs_scripts);
+    assert!(d.text.contains("\n⚠ needs scripts: digested as served, without them\n"), "{}", d.text);
+    let noscript = format!("<title>App</title><p>{PARA}</p><p>{PARA}</p><noscript>You need to enable JavaScript to run this app.</noscript><script>x()</script>");
+    assert!(digest_of(&noscript, 500).needs_scripts);
+    // A page with text and scripts is just a page.
+    let page = format!("<title>Page</title><p>{PARA}</p><p>{PARA}</p><script>analytics()</script>");
+    assert!(!digest_of(&page, 500).needs_scripts);
+}
+
+#[test]
+fn result_links_skip_the_frame_and_repeats() {
+    let html = "<header><a href=/home>The home page of this site</a></header>\
+        <main><a href=/one>The first result of the search</a> <a href=/one#x>The first result of the search</a>\
+        <a href=#top>Back to the top of the page</a> <a href=/two>2</a>\
+        <div class=sponsored><a href=/ad>A sponsored result you may like</a></div>\
+        <a href=mailto:a@b.example>Write to the editors of the site</a>\
+        <a href=https://other.example/three>A result on another site entirely</a></main>\
+        <footer><a href=/terms>Terms of use of the site</a></footer>";
+    let options = ParseOptions { url: url::Url::parse("https://search.example/?q=x").ok(), ..ParseOptions::default() };
+    let doc = parse(html.as_bytes(), &options);
+    let styles = cascade(&doc, &CascadeOptions::default());
+    let sem = compute_semantics(&doc, &styles);
+    let links: Vec<String> = whittle_engine::result_links(&doc, &styles, &sem, 10).into_iter().map(String::from).collect();
+    assert_eq!(links, ["https://search.example/one", "https://other.example/three"]);
+    assert_eq!(whittle_engine::result_links(&doc, &styles, &sem, 1).len(), 1);
+}
