@@ -150,10 +150,11 @@ impl ServerHandler for Handler {
         let args = request.arguments.map(Value::Object).unwrap_or(Value::Object(Map::new()));
         // A client that sent a progress token hears of each page of a
         // `research` as it finishes (notifications/progress).
+        let mut forwarder = None;
         let progress = context.meta.get_progress_token().map(|token| {
             let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<(u32, u32, String)>();
             let peer = context.peer.clone();
-            tokio::spawn(async move {
+            forwarder = Some(tokio::spawn(async move {
                 while let Some((done, total, message)) = rx.recv().await {
                     let param = ProgressNotificationParam::new(token.clone(), f64::from(done))
                         .with_total(f64::from(total))
@@ -162,12 +163,17 @@ impl ServerHandler for Handler {
                         break;
                     }
                 }
-            });
+            }));
             Progress(Box::new(move |done, total, message: &str| {
                 let _ = tx.send((done, total, message.to_owned()));
             }))
         });
         let out = self.run_with_progress(&request.name, args, progress).await;
+        // The session dropped the sender when the call ended: every
+        // notification goes out before the result does.
+        if let Some(f) = forwarder {
+            let _ = f.await;
+        }
         Ok(CallToolResponse::Complete(to_result(out)))
     }
 }

@@ -11,14 +11,14 @@ use crate::text::collapse_whitespace;
 
 use super::content::{furniture_by_kind, named_like_furniture};
 
-/// A result's link text has at least this many chars (a headline, not
-/// `Next`, `2` or `Images`).
-const MIN_RESULT_CHARS: usize = 12;
+/// A result's link text has at least this many chars and two words (a
+/// headline or a product's name, not `Next`, `2` or `Images`).
+const MIN_RESULT_CHARS: usize = 8;
 
 /// The page's result links, in order, at most `limit`: visible `http(s)`
 /// links outside navigation, banner, footer, asides, menus and parts named
 /// like furniture (ads, share bars, related links), whose text reads like a
-/// headline; de-duplicated by URL (fragment ignored), never the page
+/// headline or a name; de-duplicated by URL (fragment ignored), never the page
 /// itself or an anchor on it.
 pub fn result_links(doc: &Document, styles: &Styles, sem: &Semantics, limit: usize) -> Vec<Url> {
     let page = doc.url().map(|u| without_fragment(u.clone()));
@@ -46,7 +46,8 @@ pub fn result_links(doc: &Document, styles: &Styles, sem: &Semantics, limit: usi
         if page.as_ref() == Some(&url) || out.contains(&url) {
             continue;
         }
-        if collapse_whitespace(&doc.text_content(id)).chars().count() >= MIN_RESULT_CHARS {
+        let text = collapse_whitespace(&doc.text_content(id));
+        if text.chars().count() >= MIN_RESULT_CHARS && text.contains(' ') {
             out.push(url);
         }
     }

@@ -559,6 +559,38 @@ async def extract_list_of_products(c: Ctx) -> None:
 
 
 @scenario()
+async def research_digests_with_progress(c: Ctx) -> None:
+    urls = [c.url("/product/1"), c.url("/product/2"), c.url("/image.png"), c.url("/product/1")]
+    seen: list[tuple[float, float | None, str | None]] = []
+
+    async def progress(done: float, total: float | None, message: str | None) -> None:
+        seen.append((done, total, message))
+
+    with anyio.fail_after(CALL_TIMEOUT):
+        result = await c.session.call_tool("research", {"urls": urls}, progress_callback=progress)
+    res = Result("research", {"urls": urls}, result.model_dump(mode="json", by_alias=True, exclude_none=True))
+    c._check_envelope(res)
+    check(res.ok, "research failed", res)
+    heads = [l for l in res.lines if l.startswith("## [")]
+    check(len(heads) == 4, f"research gave {len(heads)} page lines, not 4", res)
+    check(heads[0].startswith(f"## [1] {PRODUCTS[0]['name']}"), "page 1 is not the first product", res)
+    check(heads[1].startswith(f"## [2] {PRODUCTS[1]['name']}"), "page 2 is not the second product", res)
+    check("✗" in heads[2] and "nav_failed" in heads[2], "the image is not a failed page", res)
+    check("duplicate" in heads[3], "the repeated URL is not reported as a duplicate", res)
+    check(HIDDEN_PROMO not in res.text, "hidden text reached the digest", res)
+    # One progress notification per page, counting up to the total.
+    check(len(seen) == 4, f"{len(seen)} progress notifications, not 4: {seen}")
+    check(sorted(d for d, _, _ in seen) == [1, 2, 3, 4] and all(t == 4 for _, t, _ in seen),
+          f"progress does not count 1..4 of 4: {seen}")
+    # No urls: the result links of the active page (the products on home).
+    await c.nav("/")
+    r = await c.ok("research", limit=3, budget=900)
+    heads = [l for l in r.lines if l.startswith("## [")]
+    check([h.split(" · ")[0] for h in heads] == [f"## [{i + 1}] {PRODUCTS[i]['name']} – {SITE}" for i in range(3)],
+          f"research without urls did not open the first three products: {heads}", r)
+
+
+@scenario()
 async def extract_table_of_cart(c: Ctx) -> None:
     r = await c.nav("/")
     first_add = refs_of(r.text, "button", "Add to cart")[0]
