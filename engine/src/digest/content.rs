@@ -153,11 +153,14 @@ pub fn main_content(doc: &Document, styles: &Styles, sem: &Semantics) -> MainCon
     let sums = Sums::of(doc, &walk);
     let Some(root) = sums.choose(&walk) else { return MainContent::default() };
     let (start, end) = (walk.order[root.index()], walk.end[root.index()]);
+    let title = super::meta::page_meta(doc).title;
     let blocks = walk
         .segs
         .into_iter()
         .filter(|s| s.order >= start && s.order <= end)
         .filter(|s| !s.furniture && s.link_density() <= KEEP_LINK_DENSITY)
+                .filter(|s| !matches!(s.kind, BlockKind::Heading(_)) || !repeats_title(&title, &s.text))
+        .filter(|s| s.is_prose() || !is_furniture_line(&s.text))
         .map(|s| Block {
             row: if s.kind == BlockKind::Cell { doc.parent_element(s.container) } else { None },
             node: s.container,
@@ -538,4 +541,93 @@ fn words(value: &str) -> Vec<String> {
         }
     }
     out
+}
+
+/// Whether a heading is the page's title again (the headline: the header
+/// line already says it).
+fn repeats_title(title: &str, heading: &str) -> bool {
+    let h = heading.trim();
+    !h.is_empty() && h.chars().count() >= 8 && title.contains(h)
+}
+
+/// Lines that are page furniture whatever their place: ad and share
+/// labels, datelines, bare URLs, copyright notices.
+fn is_furniture_line(text: &str) -> bool {
+    const LABELS: &[&str] = &[
+        "advertisement", "advert", "ad", "sponsored", "share", "share this", "share this article", "comments",
+        "comment", "read more", "related", "related articles", "explore further", "join the conversation",
+        "join the conversation...", "click to share", "print", "email", "tweet", "skip to content",
+    ];
+    let t = text.trim();
+    let lower = t.to_lowercase();
+    let bare = lower.trim_matches(|c: char| !c.is_alphanumeric() && c != '.');
+    if LABELS.contains(&bare) {
+        return true;
+    }
+    if (t.starts_with("http://") || t.starts_with("https://")) && !t.contains(' ') {
+        return true;
+    }
+    if lower.starts_with('©') || lower.starts_with("copyright") || lower.contains("all rights reserved") {
+        return true;
+    }
+    is_dateline(&lower)
+}
+
+/// A short line that is a date or a time and little else: `October 12,
+/// 2017`, `Published Monday, November 18, 2019 8:22AM EST`, `Updated 11:21
+/// pm CST, Tuesday, November 19, 2019`.
+fn is_dateline(lower: &str) -> bool {
+    const MONTHS: &[&str] = &[
+        "january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+        "november", "december", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec",
+    ];
+    const OTHERS: &[&str] = &[
+        "published", "updated", "posted", "on", "at", "am", "pm", "est", "edt", "cst", "cdt", "pst", "pdt", "gmt",
+        "utc", "bst", "cet", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "last",
+        "modified", "th", "st", "nd", "rd",
+    ];
+    if lower.chars().count() > 80 {
+        return false;
+    }
+    let words: Vec<&str> = lower.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).collect();
+    let year = words.iter().any(|w| w.len() == 4 && (w.starts_with("19") || w.starts_with("20")) && w.bytes().all(|b| b.is_ascii_digit()));
+    let month = words.iter().any(|w| MONTHS.contains(w));
+    (year || month)
+        && words.iter().all(|w| w.bytes().all(|b| b.is_ascii_digit()) || MONTHS.contains(w) || OTHERS.contains(w) || w.ends_with("am") && w[..w.len() - 2].bytes().all(|b| b.is_ascii_digit()) || w.ends_with("pm") && w[..w.len() - 2].bytes().all(|b| b.is_ascii_digit()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn datelines_are_furniture_and_sentences_with_dates_are_not() {
+        for line in ["October 12, 2017", "Published Monday, November 18, 2019 8:22AM EST", "Updated 11:21 pm CST, Tuesday, November 19, 2019", "2019-11-20"] {
+            assert!(is_furniture_line(line), "{line}");
+        }
+        for line in ["The vote on October 12, 2017 changed the rules.", "May the best team win", "Chapter 2019"] {
+            assert!(!is_furniture_line(line), "{line}");
+        }
+    }
+
+    #[test]
+    fn labels_urls_and_copyright_are_furniture() {
+        for line in ["ADVERTISEMENT", "Advert", "Explore further", "https://example.com/x", "© 2026 News Example", "Text. All rights reserved."] {
+            assert!(is_furniture_line(line), "{line}");
+        }
+        assert!(!is_furniture_line("Share prices fell on Monday."));
+        assert!(!is_furniture_line("See https://example.com for details"));
+    }
+
+    #[test]
+    fn class_words_split_at_case_and_punctuation() {
+        assert_eq!(words("adSlot share-bar sr-only"), ["ad", "slot", "adslot", "share", "bar", "sharebar", "sr", "only", "sronly"]);
+        assert!(words("headline reader").iter().all(|w| !FURNITURE.contains(&w.as_str())));
+    }
+
+    #[test]
+    fn a_headline_repeating_the_title_is_left_out() {
+        assert!(repeats_title("Night trains return to the Alps – The Daily Example", "Night trains return to the Alps"));
+        assert!(!repeats_title("Night trains return to the Alps", "Why now"));
+    }
 }
