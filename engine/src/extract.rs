@@ -603,7 +603,7 @@ impl Cx<'_> {
             None => None,
         };
         let layout = Layout::unknown(self.styles.viewport());
-        let options = FoldOptions { mode: Mode::Read, budget: None, expand };
+        let options = FoldOptions { mode: Mode::Read, budget: None, expand, content: None };
         let folded = fold::fold(self.doc, self.tree, &layout, &options, &self.options);
         let rows = folded
             .lines

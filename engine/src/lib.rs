@@ -170,7 +170,8 @@ pub fn snapshot_document(document: Document, options: &SnapshotOptions, refs: &m
     let layout = compute_layout(&document, &styles, &options.layout);
     let semantics = compute_semantics(&document, &styles);
     let tree = build_tree(&document, &styles, &semantics, refs);
-    let folded = fold(&document, &tree, &layout, &options.fold, &options.render);
+    let fold_options = options.fold.with_content(&document, &styles, &semantics);
+    let folded = fold(&document, &tree, &layout, &fold_options, &options.render);
     let observation = render(&document, &folded);
     Snapshot { document, styles, layout, semantics, tree, folded, observation }
 }

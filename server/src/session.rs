@@ -272,6 +272,7 @@ impl Session {
             mode,
             budget: Some(args.budget.unwrap_or(whittle_engine::fold::DEFAULT_BUDGET)),
             expand: args.ref_id,
+            content: None,
         };
         if let Some(r) = args.ref_id {
             self.node_of(r).await?;
@@ -299,7 +300,10 @@ impl Session {
         };
         let folded = match refolded {
             Some(f) => f,
-            None => fold(&analysis.document, &analysis.tree, &analysis.layout, options, &RenderOptions::default()),
+            None => {
+                let options = options.with_content(&analysis.document, &analysis.styles, &analysis.semantics);
+                fold(&analysis.document, &analysis.tree, &analysis.layout, &options, &RenderOptions::default())
+            }
         };
         let obs = render(&analysis.document, &folded);
         let mut envelope = Envelope::observation(ids, engine, &analysis.layout, &obs, &analysis.tree, origin);
@@ -840,7 +844,8 @@ fn with_notices(text: &str, envelope: &Envelope) -> String {
 
 /// Folds and renders an analysis.
 fn observe_analysis(a: &Analysis, options: &FoldOptions) -> Observation {
-    let folded = fold(&a.document, &a.tree, &a.layout, options, &RenderOptions::default());
+    let options = options.with_content(&a.document, &a.styles, &a.semantics);
+    let folded = fold(&a.document, &a.tree, &a.layout, &options, &RenderOptions::default());
     render(&a.document, &folded)
 }
 

@@ -121,15 +121,30 @@ pub struct FoldOptions {
     /// Show only the subtree of the item holding this ref, with folding
     /// relaxed (still within the budget).
     pub expand: Option<u32>,
+    /// In `read` mode, the main content's element
+    /// ([`crate::digest::main_content`]'s root): the view is what lies
+    /// inside it. `None`: the `main` landmark, else the whole page. Set by
+    /// [`FoldOptions::with_content`].
+    pub content: Option<NodeId>,
 }
 
 impl Default for FoldOptions {
     fn default() -> FoldOptions {
-        FoldOptions { mode: Mode::Full, budget: Some(DEFAULT_BUDGET), expand: None }
+        FoldOptions { mode: Mode::Full, budget: Some(DEFAULT_BUDGET), expand: None, content: None }
     }
 }
 
 impl FoldOptions {
+    /// These options with [`FoldOptions::content`] found, when the mode is
+    /// `read` and no ref is expanded (the other modes do not need it, and
+    /// finding it walks the page).
+    pub fn with_content(self, doc: &Document, styles: &crate::style::Styles, sem: &crate::semantics::Semantics) -> FoldOptions {
+        if self.mode != Mode::Read || self.expand.is_some() || self.content.is_some() {
+            return self;
+        }
+        FoldOptions { content: crate::digest::main_content(doc, styles, sem).root, ..self }
+    }
+
     /// No folding and no budget: every line of the mode.
     pub fn unfolded() -> FoldOptions {
         FoldOptions { budget: None, ..FoldOptions::default() }
@@ -350,6 +365,23 @@ fn head_ref(tree: &AxTree, item: ItemId) -> Option<u32> {
         [Segment::Widget(w)] => tree.widgets[*w].ref_id,
         _ => None,
     }
+}
+
+/// The outermost items whose element (or first text) lies inside `root`,
+/// in order: the descent follows only the items that hold `root`.
+fn items_inside(doc: &Document, tree: &AxTree, root: NodeId) -> Vec<ItemId> {
+    let within = |n: NodeId, of: NodeId| n == of || doc.ancestors(n).any(|a| a == of);
+    let mut out = Vec::new();
+    let mut stack: Vec<ItemId> = tree.roots.iter().rev().copied().collect();
+    while let Some(i) = stack.pop() {
+        let item = &tree.items[i];
+        match item.node.or(item.at) {
+            Some(n) if within(n, root) => out.push(i),
+            Some(n) if !within(root, n) => {}
+            _ => stack.extend(item.children.iter().rev().copied()),
+        }
+    }
+    out
 }
 
 /// Landmarks and widgets-holders that `read` mode leaves out.
@@ -708,6 +740,12 @@ fn fold_once(
                 return out;
             }
         }
+    } else if options.mode == Mode::Read
+        && let Some(root) = options.content
+        && let inside = items_inside(doc, tree, root)
+        && !inside.is_empty()
+    {
+        start = inside;
     } else if options.mode == Mode::Read {
         let mut main = None;
         tree.walk(|_, item| {

@@ -92,7 +92,7 @@ fn budgets_are_met_on_fixtures_and_generated_pages() {
         for b in (100..=1_000).step_by(50).chain((1_500..=10_000).step_by(1_500)) {
             for mode in [Mode::Full, Mode::Actions, Mode::Read] {
                 checked += 1;
-                if let Err(e) = check_budget(name, bytes, FoldOptions { mode, budget: Some(b), expand: None }) {
+                if let Err(e) = check_budget(name, bytes, FoldOptions { mode, budget: Some(b), expand: None, content: None }) {
                     failures.push(e);
                 }
             }
@@ -121,7 +121,7 @@ fn budgets_are_met_on_the_corpus() {
                         }
                         for mode in [Mode::Actions, Mode::Read] {
                             if let Err(e) =
-                                check_budget(name, bytes, FoldOptions { mode, budget: Some(500), expand: None })
+                                check_budget(name, bytes, FoldOptions { mode, budget: Some(500), expand: None, content: None })
                             {
                                 f.push(e);
                             }
