@@ -283,6 +283,7 @@ class Cdp:
                     q = self.events.get(msg.get("sessionId"))
                     if q:
                         q.put(msg)
+        os.close(self._r)
         for q in list(self._waiting.values()):
             q.put({"error": {"message": "the browser closed the pipe"}})
 
@@ -324,8 +325,9 @@ class Tab:
         self.session = cdp.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
         self.events: queue.Queue = queue.Queue()
         cdp.events[self.session] = self.events
+        # Page events only (for `load`): Runtime.evaluate needs no
+        # Runtime.enable, which would stream every console message.
         cdp.call("Page.enable", session=self.session)
-        cdp.call("Runtime.enable", session=self.session)
 
     def load_text(self, url: str) -> tuple[bool, int, str]:
         """Navigates, waits for the load event, returns (ok, innerText length, why)."""
@@ -354,7 +356,7 @@ class Tab:
             "returnByValue": True}, session=self.session)
         href, text = r["result"].get("value") or ["", ""]
         if href != url:
-            return True, len(text), f"ended at {href[:80]}"
+            return True, len(text), f"moved it to {href[:60]}"
         return True, len(text), ""
 
 
@@ -432,7 +434,7 @@ def run_chromium(chromium: str, urls: list[str], tabs: int) -> dict:
         sampler.join()
         cdp.close()
         failures = [(u.rsplit("/", 1)[1], why) for ok, _, why, _, u in results if not ok]
-        moved = [why for ok, _, why, _, _ in results if ok and why]
+        moved = [(u.rsplit("/", 1)[1], why) for ok, _, why, _, u in results if ok and why]
         # A page that never fires `load` holds its tab until the timeout:
         # the rate without those pages leaves that time out (exact for one
         # tab; with more, their time is shared among the tabs).
@@ -458,7 +460,8 @@ def machine() -> str:
         mem = int(pathlib.Path("/proc/meminfo").read_text().split()[1]) / 1024 / 1024
     except OSError:
         mem = 0
-    return f"{os.cpu_count()} cores ({model}), {mem:.0f} GiB, {platform.system()} {platform.release()}"
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    return f"{os.cpu_count()} cores ({model}), {mem:.0f} GiB, {platform.system()} {platform.release()}, load average {load}"
 
 
 def main() -> None:
@@ -493,7 +496,7 @@ def main() -> None:
     pages = corpus_pages(root, args.pages)
     n = len(pages)
     html_mb = sum(len(b) for _, b in pages) / 1e6
-    print(f"machine: {machine()}")
+    print(f"machine at the start: {machine()}")
     print(f"pages: {n} ({html_mb:.1f} MB of HTML: article-extraction-benchmark + readability)")
 
     with tempfile.TemporaryDirectory(prefix="whittle-bench-research-") as tmp:
@@ -535,8 +538,8 @@ def main() -> None:
                       f"({len(chrome['moved'])} moved elsewhere by script), {chrome['rate_loaded']:.2f} pages/s without "
                       f"the pages that never loaded; innerText {chrome['chars'] / 1e6:.1f} M chars; "
                       f"peak PSS (sampled) {chrome['pss_mb']:.0f} MB")
-                for why in chrome["moved"]:
-                    print(f"  chromium: a page's script {why} (counted as loaded)")
+                for page, why in chrome["moved"]:
+                    print(f"  chromium: {pages[int(page.split('.')[0])][0]}: its script {why} (counted as loaded)")
                 for page, why in chrome["failures"]:
                     print(f"  chromium: {pages[int(page.split('.')[0])][0]}: {why}")
         finally:
@@ -547,7 +550,7 @@ def main() -> None:
     best, median = n / walls[0], n / statistics.median(walls)
     rss = max(r["rss_mb"] for r in runs)
     print()
-    print(f"summary ({time.strftime('%Y-%m-%d')}, {machine()}):")
+    print(f"summary ({time.strftime('%Y-%m-%d')}; machine at the end: {machine()}):")
     print(f"  pages                    {n} ({html_mb:.1f} MB), {min(r['ok'] for r in runs)} digested ok")
     print(f"  whittle pages/s          best {best:.0f}, median {median:.0f} over {len(runs)} runs   (target >= {TARGETS['pages_per_s']})")
     print(f"  whittle peak RSS         {rss:.1f} MB   (target <= {TARGETS['rss_mb']} MB for 200 pages)")

@@ -8,10 +8,9 @@
 //! shingles both have, false positives the extracted text's extra ones,
 //! false negatives the missing ones. Each page's three counts are divided
 //! by their sum, so long articles weigh no more than short ones. Precision
-//! is the mean over pages that predicted something or should have (tp + fp
-//! > 0), recall the mean over pages with something to find (tp + fn > 0),
-//! and F1 is computed from the two means — exactly the upstream
-//! `evaluate.py`.
+//! is the mean over pages that predicted something (`tp + fp > 0`), recall
+//! the mean over pages with something to find (`tp + fn > 0`), and F1 is
+//! computed from the two means — exactly the upstream `evaluate.py`.
 //!
 //! One known difference: Rust's `char::is_alphanumeric` counts combining
 //! marks of some scripts (Devanagari vowel signs) as letters where Python's

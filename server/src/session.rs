@@ -104,8 +104,11 @@ pub struct Session {
     progress: Option<Progress>,
 }
 
-/// Where a long call reports its progress: `(done, total, message)`.
-pub struct Progress(pub Box<dyn FnMut(u32, u32, &str) + Send>);
+/// A progress callback: `(done, total, message)`.
+pub type ProgressFn = dyn FnMut(u32, u32, &str) + Send;
+
+/// Where a long call reports its progress.
+pub struct Progress(pub Box<ProgressFn>);
 
 impl std::fmt::Debug for Progress {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
