@@ -146,6 +146,12 @@ impl Seg {
 
 /// Finds the page's main content (see the module documentation).
 pub fn main_content(doc: &Document, styles: &Styles, sem: &Semantics) -> MainContent {
+    main_content_titled(doc, styles, sem, &super::meta::page_meta(doc).title)
+}
+
+/// [`main_content`] for a page whose title (`og:title`, else `<title>`) is
+/// known already.
+pub(crate) fn main_content_titled(doc: &Document, styles: &Styles, sem: &Semantics, title: &str) -> MainContent {
     let Some(html) = doc.root_element() else { return MainContent::default() };
     let mut walk = walk(doc, styles, sem, html);
     mark_furniture(doc, &mut walk);
@@ -153,13 +159,12 @@ pub fn main_content(doc: &Document, styles: &Styles, sem: &Semantics) -> MainCon
     let sums = Sums::of(doc, &walk);
     let Some(root) = sums.choose(&walk) else { return MainContent::default() };
     let (start, end) = (walk.order[root.index()], walk.end[root.index()]);
-    let title = super::meta::page_meta(doc).title;
     let blocks = walk
         .segs
         .into_iter()
         .filter(|s| s.order >= start && s.order <= end)
         .filter(|s| !s.furniture && s.link_density() <= KEEP_LINK_DENSITY)
-                .filter(|s| !matches!(s.kind, BlockKind::Heading(_)) || !repeats_title(&title, &s.text))
+                .filter(|s| !matches!(s.kind, BlockKind::Heading(_)) || !repeats_title(title, &s.text))
         .filter(|s| s.is_prose() || !is_furniture_line(&s.text))
         .map(|s| Block {
             row: if s.kind == BlockKind::Cell { doc.parent_element(s.container) } else { None },

@@ -89,8 +89,8 @@ pub struct Digest {
 
 /// Digests a page (see the module documentation).
 pub fn digest(doc: &Document, styles: &Styles, sem: &Semantics, options: &DigestOptions) -> Digest {
-    let content = main_content(doc, styles, sem);
     let meta = meta::page_meta(doc);
+    let content = content::main_content_titled(doc, styles, sem, &meta.title);
     let scan = scan(doc, styles);
     let title = truncate_chars(&meta.title, MAX_TITLE_CHARS);
     let needs_scripts = scan.scripts > 0 && (scan.text_chars < SHELL_TEXT_CHARS || scan.app_root_empty || scan.noscript_asks);
