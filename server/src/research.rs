@@ -87,7 +87,8 @@ pub struct PageResult {
     pub error: Option<PageError>,
     /// Whether it looks like it needs scripts (digested without them).
     pub needs_scripts: bool,
-    /// The digest's tokens (engine estimate).
+    /// The digest's (or the error line's) tokens, by the engine's
+    /// estimate.
     pub tokens: u32,
     /// The final URL, for opening it as a tab (`keep`).
     #[serde(skip)]
@@ -257,16 +258,17 @@ fn failed(index: usize, given: &str, error: PageError) -> PageResult {
         Ok(u) => whittle_engine::compact_url(&u),
         Err(_) => given.chars().take(100).collect(),
     };
+    let line = format!("## [{index}] ✗ {shown} · {}: {}", error.code, error.message);
     PageResult {
         index,
         url: given.to_owned(),
         final_url: None,
         ok: false,
         title: String::new(),
-        digest: format!("## [{index}] ✗ {shown} · {}: {}\n", error.code, error.message),
+        tokens: whittle_engine::fold::tokens::line_cost(0, &line),
+        digest: line + "\n",
         error: Some(error),
         needs_scripts: false,
-        tokens: 0,
         opened: None,
     }
 }
