@@ -83,7 +83,7 @@ fn main() {
     times.sort_by(f64::total_cmp);
     let pct = |p: f64| times.get(((times.len().saturating_sub(1)) as f64 * p).round() as usize).copied().unwrap_or(0.0);
     println!(
-        "{suite}: {} pages: precision {:.3} recall {:.3} F1 {:.3}; ms/page median {:.2} p90 {:.2} max {:.2}",
+        "{suite}: {} pages: precision {:.4} recall {:.4} F1 {:.4}; ms/page median {:.2} p90 {:.2} max {:.2}",
         s.pages, s.precision, s.recall, s.f1, pct(0.5), pct(0.9), pct(1.0)
     );
     scores.sort_by(|a, b| a.1.f1().total_cmp(&b.1.f1()));
