@@ -400,7 +400,10 @@ mod tests {
     fn tool_schemas_are_objects_with_the_protocol_arguments() {
         let tools = tools();
         let names: Vec<&str> = tools.iter().map(|t| &*t.name).collect();
-        assert_eq!(names, ["observe", "act", "navigate", "find", "extract", "tabs", "wait"]);
+        assert_eq!(names, ["observe", "act", "navigate", "find", "extract", "research", "tabs", "wait"]);
+        let research = tools.iter().find(|t| t.name == "research").expect("present");
+        let props = research.input_schema.get("properties").and_then(Value::as_object).expect("present");
+        assert_eq!(props.keys().map(String::as_str).collect::<Vec<_>>(), ["budget", "keep", "limit", "urls"]);
         let act = tools.iter().find(|t| t.name == "act").expect("present");
         let props = act.input_schema.get("properties").and_then(Value::as_object).expect("present");
         for key in ["do", "ref", "snapshot_id", "text", "values", "key", "dy", "files", "steps", "confirm"] {
