@@ -13,6 +13,13 @@ use whittle_engine::{CascadeOptions, ParseOptions, cascade, compute_semantics, m
 const ARTICLE_F1: f64 = 0.960;
 const READABILITY_F1: f64 = 0.922;
 
+/// Writes straight to stderr, past the test harness's capture, so the
+/// figures show in every run (CI's log included).
+fn say(text: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr().lock(), "{text}");
+}
+
 /// The main text exactly as `whittle extract --kind text` prints it.
 fn main_text(bytes: &[u8], url: &str) -> String {
     let options = ParseOptions { url: url::Url::parse(url).ok(), ..ParseOptions::default() };
@@ -26,7 +33,7 @@ fn main_text(bytes: &[u8], url: &str) -> String {
 fn article_benchmark_quality_holds() {
     let cases = whittle_corpus::article_cases().unwrap_or_else(|e| panic!("{e}"));
     if cases.is_empty() {
-        eprintln!("article benchmark: skipped: {}", whittle_corpus::shared_missing_reason());
+        say(&format!("article benchmark: skipped: {}", whittle_corpus::shared_missing_reason()));
         return;
     }
     let scores: Vec<PageScore> = cases
@@ -37,7 +44,7 @@ fn article_benchmark_quality_holds() {
         })
         .collect();
     let s = summarize(&scores);
-    eprintln!("article benchmark: {} pages: precision {:.3} recall {:.3} F1 {:.3}", s.pages, s.precision, s.recall, s.f1);
+    say(&format!("article benchmark: {} pages: precision {:.4} recall {:.4} F1 {:.4}", s.pages, s.precision, s.recall, s.f1));
     assert_eq!(s.pages, 181, "the benchmark has 181 pages");
     assert!(s.f1 >= ARTICLE_F1, "F1 fell to {:.4} (ratchet {ARTICLE_F1})", s.f1);
 }
@@ -46,7 +53,7 @@ fn article_benchmark_quality_holds() {
 fn readability_pages_quality_holds() {
     let pages = whittle_corpus::Suite::Readability.pages();
     if pages.is_empty() {
-        eprintln!("readability pages: skipped: {}", whittle_corpus::shared_missing_reason());
+        say(&format!("readability pages: skipped: {}", whittle_corpus::shared_missing_reason()));
         return;
     }
     let mut scores = Vec::new();
@@ -62,7 +69,7 @@ fn readability_pages_quality_holds() {
         scores.push(score_page(&truth, &main_text(&bytes, "http://fakehost/test/page.html")));
     }
     let s = summarize(&scores);
-    eprintln!("readability pages: {} pages: precision {:.3} recall {:.3} F1 {:.3}", s.pages, s.precision, s.recall, s.f1);
+    say(&format!("readability pages: {} pages: precision {:.4} recall {:.4} F1 {:.4}", s.pages, s.precision, s.recall, s.f1));
     assert!(s.f1 >= READABILITY_F1, "F1 fell to {:.4} (ratchet {READABILITY_F1})", s.f1);
 }
 
