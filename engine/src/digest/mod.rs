@@ -23,9 +23,10 @@
 //!   paragraph's first sentence, list items as `- item`, a table's cells
 //!   as `a | b | c` rows, in reading order; what does not fit is counted in
 //!   `… +N more blocks (extract text)`.
-//! - `⚠ needs scripts` when the page looks like a script-rendered shell
-//!   (almost no text, an empty app root, or a `<noscript>` asking for
-//!   JavaScript): what it shows without scripts is all the digest has.
+//! - `⚠ needs scripts` when the page looks like a script-rendered shell:
+//!   it has scripts, its main content is thin, and it has almost no text,
+//!   an empty app root, or a `<noscript>` asking for JavaScript. What it
+//!   shows without scripts is all the digest has.
 //! - Counts: the page's links and forms.
 //!
 //! The budget is met by the engine's token estimate; the header line is
@@ -58,6 +59,9 @@ const MAX_TITLE_CHARS: usize = 120;
 const MIN_SENTENCE_CHARS: usize = 40;
 /// Below this many chars of visible text, a page with scripts is a shell.
 const SHELL_TEXT_CHARS: usize = 100;
+/// A page whose main content has this many bytes of text or more is never
+/// taken for a shell.
+const THIN_CONTENT_BYTES: usize = 500;
 
 /// How to digest one page.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -93,7 +97,12 @@ pub fn digest(doc: &Document, styles: &Styles, sem: &Semantics, options: &Digest
     let content = content::main_content_titled(doc, styles, sem, &meta.title);
     let scan = scan(doc, styles);
     let title = truncate_chars(&meta.title, MAX_TITLE_CHARS);
-    let needs_scripts = scan.scripts > 0 && (scan.text_chars < SHELL_TEXT_CHARS || scan.app_root_empty || scan.noscript_asks);
+    // A page with an article of its own is not a shell, whatever its
+    // `<noscript>` says (comment widgets ask for JavaScript too).
+    let content_chars: usize = content.blocks.iter().map(|b| b.text.len()).sum();
+    let needs_scripts = scan.scripts > 0
+        && content_chars < THIN_CONTENT_BYTES
+        && (scan.text_chars < SHELL_TEXT_CHARS || scan.app_root_empty || scan.noscript_asks);
 
     let mut w = Writer { text: String::new(), tokens: 0, budget: options.budget };
     let mut header = format!("## [{}] {}", options.index, if title.is_empty() { "(untitled)" } else { &title });

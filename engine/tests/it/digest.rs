@@ -198,3 +198,13 @@ fn result_links_skip_the_frame_and_repeats() {
     assert_eq!(links, ["https://search.example/one", "https://other.example/three"]);
     assert_eq!(whittle_engine::result_links(&doc, &styles, &sem, 1).len(), 1);
 }
+
+#[test]
+fn an_article_with_a_comment_widget_is_not_a_shell() {
+    let paras: String = (1..=6).map(|i| format!("<p>{PARA} Part {i}.</p>")).collect();
+    let html = format!(
+        "<title>Story</title><main>{paras}</main><div id=app></div>\
+         <noscript>Please enable JavaScript to view the comments.</noscript><script>comments()</script>"
+    );
+    assert!(!digest_of(&html, 500).needs_scripts);
+}
