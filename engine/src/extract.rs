@@ -425,23 +425,7 @@ impl Cx<'_> {
             Some(s) => self.scoped_roots(s),
             None => self.main_roots(),
         };
-        let around = |i: ItemId| {
-            matches!(
-                self.head_role(i),
-                Some(
-                    Role::Navigation
-                        | Role::Banner
-                        | Role::ContentInfo
-                        | Role::Complementary
-                        | Role::Dialog
-                        | Role::AlertDialog
-                        | Role::Menu
-                        | Role::Menubar
-                        | Role::Toolbar
-                        | Role::TabList
-                )
-            )
-        };
+        let around = |i: ItemId| self.head_role(i).is_some_and(Role::is_page_frame);
         // Candidates: (parent item, groups of items, one row each); the
         // best has the most rows, the first of equals (shorter groups are
         // tried first).

@@ -469,20 +469,8 @@ fn skipped(styles: &Styles, sem: &Semantics, id: NodeId, el: &Element) -> bool {
 pub(crate) fn furniture_by_kind(sem: &Semantics, id: NodeId, el: &Element) -> bool {
     use html5ever::local_name as l;
     matches!(*el.local_name(), l!("nav") | l!("aside") | l!("footer") | l!("header") | l!("menu"))
-        || matches!(
-            sem.role(id),
-            Role::Navigation
-                | Role::Banner
-                | Role::ContentInfo
-                | Role::Complementary
-                | Role::Search
-                | Role::Dialog
-                | Role::AlertDialog
-                | Role::Menu
-                | Role::Menubar
-                | Role::Toolbar
-                | Role::TabList
-        )
+        || sem.role(id).is_page_frame()
+        || sem.role(id) == Role::Search
 }
 
 /// Class and id words of page furniture.

@@ -386,21 +386,7 @@ fn items_inside(doc: &Document, tree: &AxTree, root: NodeId) -> Vec<ItemId> {
 
 /// Landmarks and widgets-holders that `read` mode leaves out.
 fn read_drops(role: Role) -> bool {
-    matches!(
-        role,
-        Role::Navigation
-            | Role::Banner
-            | Role::ContentInfo
-            | Role::Complementary
-            | Role::Search
-            | Role::Form
-            | Role::Dialog
-            | Role::AlertDialog
-            | Role::Menu
-            | Role::Menubar
-            | Role::Toolbar
-            | Role::TabList
-    )
+    role.is_page_frame() || matches!(role, Role::Search | Role::Form)
 }
 
 /// The widget an item's line is, when its whole head is one container

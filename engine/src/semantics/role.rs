@@ -125,6 +125,25 @@ roles! {
 }
 
 impl Role {
+    /// The page's frame around its content: navigation, banner, footer and
+    /// complementary landmarks, dialogs, menus, toolbars and tab lists
+    /// (what `read` mode, `extract list` and the main content leave out).
+    pub fn is_page_frame(self) -> bool {
+        matches!(
+            self,
+            Role::Navigation
+                | Role::Banner
+                | Role::ContentInfo
+                | Role::Complementary
+                | Role::Dialog
+                | Role::AlertDialog
+                | Role::Menu
+                | Role::Menubar
+                | Role::Toolbar
+                | Role::TabList
+        )
+    }
+
     /// The role an ARIA `role` token names (ASCII case-insensitive);
     /// `None` for unknown and abstract roles.
     pub fn from_aria(token: &str) -> Option<Role> {

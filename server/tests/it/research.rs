@@ -6,13 +6,13 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use serde_json::{Value, json};
-use whittle::backend::static_http::StaticBackend;
+use serde_json::json;
 use whittle::fetch::{Fetcher, Limits};
 use whittle::research::{ResearchOptions, research};
-use whittle::session::{Progress, Session, SessionOptions, ToolOutput};
+use whittle::session::Progress;
 
 use crate::server::{Reply, Seen, Server};
+use crate::session::{call, code, ok, session};
 
 fn article(title: &str) -> String {
     format!(
@@ -55,28 +55,6 @@ async fn news() -> Server {
         }
     })
     .await
-}
-
-async fn session() -> Session {
-    let fetcher = Fetcher::new(Limits::default(), None).unwrap_or_else(|e| panic!("{e}"));
-    Session::new(Arc::new(StaticBackend), fetcher, SessionOptions::default()).await.unwrap_or_else(|e| panic!("{e}"))
-}
-
-async fn call(s: &mut Session, tool: &str, args: Value) -> ToolOutput {
-    let out = s.call(tool, args).await;
-    let v = serde_json::to_value(&out.envelope).unwrap_or_default();
-    assert_eq!(v["server"]["tool"], tool);
-    out
-}
-
-fn ok(out: &ToolOutput) -> &str {
-    assert!(out.envelope.ok, "expected ok, got:\n{}\n{:?}", out.text, out.envelope.server.error);
-    &out.text
-}
-
-fn code(out: &ToolOutput) -> &str {
-    assert!(!out.envelope.ok, "expected an error, got:\n{}", out.text);
-    out.envelope.server.error.as_ref().map(|e| e.code.as_str()).unwrap_or("")
 }
 
 /// The `## [n]` lines of a research result.

@@ -64,13 +64,14 @@ async fn shop() -> Server {
     .await
 }
 
-async fn session() -> Session {
+pub(crate) async fn session() -> Session {
     let fetcher = Fetcher::new(Limits::default(), None).unwrap_or_else(|e| panic!("{e}"));
     Session::new(Arc::new(StaticBackend), fetcher, SessionOptions::default()).await.unwrap_or_else(|e| panic!("{e}"))
 }
 
-/// Calls a tool and checks that the envelope agrees with itself.
-async fn call(s: &mut Session, tool: &str, args: Value) -> ToolOutput {
+/// Calls a tool and checks that the envelope agrees with itself (shared
+/// with the other session tests).
+pub(crate) async fn call(s: &mut Session, tool: &str, args: Value) -> ToolOutput {
     let out = s.call(tool, args).await;
     let v = serde_json::to_value(&out.envelope).unwrap_or_default();
     assert_eq!(v["server"]["tool"], tool);
@@ -78,12 +79,12 @@ async fn call(s: &mut Session, tool: &str, args: Value) -> ToolOutput {
     out
 }
 
-fn ok(out: &ToolOutput) -> &str {
+pub(crate) fn ok(out: &ToolOutput) -> &str {
     assert!(out.envelope.ok, "expected ok, got:\n{}\n{:?}", out.text, out.envelope.server.error);
     &out.text
 }
 
-fn code(out: &ToolOutput) -> &str {
+pub(crate) fn code(out: &ToolOutput) -> &str {
     assert!(!out.envelope.ok, "expected an error, got:\n{}", out.text);
     out.envelope.server.error.as_ref().map(|e| e.code.as_str()).unwrap_or("")
 }
