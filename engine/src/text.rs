@@ -18,6 +18,22 @@ pub fn collapse_whitespace(s: &str) -> String {
     out
 }
 
+/// `s` with control characters (ESC, NUL, …; not the whitespace that
+/// collapsing handles) turned into spaces: page text must not carry
+/// terminal escapes or invisible controls to the model or a terminal.
+pub(crate) fn without_controls(s: &str) -> std::borrow::Cow<'_, str> {
+    if s.chars().any(|c| c.is_control() && !is_html_space(c)) {
+        std::borrow::Cow::Owned(s.chars().map(|c| if c.is_control() && !is_html_space(c) { ' ' } else { c }).collect())
+    } else {
+        std::borrow::Cow::Borrowed(s)
+    }
+}
+
+/// [`collapse_whitespace`] of [`without_controls`].
+pub(crate) fn clean_text(s: &str) -> String {
+    collapse_whitespace(&without_controls(s))
+}
+
 /// Appends `s` to `out` with whitespace runs collapsed to single spaces; a
 /// leading run becomes a space only when `out` does not already end in one
 /// (and `out` is not empty).

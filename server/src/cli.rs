@@ -334,7 +334,8 @@ pub fn research(args: &ResearchArgs, out: &mut (dyn Write + Send)) -> Result<(),
     let result = {
         let mut on_page = |page: &crate::research::PageResult, done: usize| {
             if progress {
-                eprint!("\r\x1b[2K[{done}/{total}] {}", if page.ok { &page.title } else { &page.url });
+                let what = if page.ok { page.title.clone() } else { format!("✗ {}", crate::fetch::redact_str(&page.url)) };
+                eprint!("\r\x1b[2K[{done}/{total}] {what}");
             }
             if args.jsonl && write_error.is_none() {
                 let line = serde_json::to_string(page).unwrap_or_default();

@@ -274,7 +274,7 @@ pub fn redact(url: &Url) -> String {
 
 /// [`redact`] for text that did not parse as a URL: cuts userinfo and the
 /// query, and keeps at most 200 characters.
-fn redact_str(s: &str) -> String {
+pub fn redact_str(s: &str) -> String {
     let s = s.trim();
     let s = s.split(['?', '#']).next().unwrap_or("");
     let s = match (s.find("://"), s.rfind('@')) {

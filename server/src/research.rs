@@ -25,7 +25,7 @@ use tokio::sync::Semaphore;
 use url::Url;
 use whittle_engine::{CascadeOptions, DigestOptions, ParseOptions};
 
-use crate::fetch::{FetchError, Fetcher, Request, Response, parse_url, redact};
+use crate::fetch::{FetchError, Fetcher, Request, Response, parse_url, redact, redact_str};
 
 /// The total token budget of a call without one.
 pub const DEFAULT_BUDGET: u32 = 4_000;
@@ -195,7 +195,9 @@ pub async fn research(
             }
         }
     }
-    let share = (options.budget / to_fetch.len().max(1) as u32).max(MIN_PAGE_BUDGET);
+    // The error lines come out of the budget first.
+    let errors: u32 = results.iter().flatten().map(|r| r.tokens).sum();
+    let share = (options.budget.saturating_sub(errors) / to_fetch.len().max(1) as u32).max(MIN_PAGE_BUDGET);
     let global = Arc::new(Semaphore::new(options.concurrency.max(1)));
     let mut hosts: HashMap<String, Arc<Semaphore>> = HashMap::new();
     let mut tasks = tokio::task::JoinSet::new();
@@ -242,7 +244,10 @@ pub async fn research(
         .enumerate()
         .map(|(i, r)| {
             r.unwrap_or_else(|| {
-                failed(i + 1, &taken[i], PageError { code: "internal", message: "whittle failed on this page (a bug)".into() })
+                let r = failed(i + 1, &taken[i], PageError { code: "internal", message: "whittle failed on this page (a bug)".into() });
+                finished += 1;
+                on_page(&r, finished);
+                r
             })
         })
         .collect();
@@ -254,9 +259,10 @@ fn error_of(e: &FetchError) -> PageError {
 }
 
 fn failed(index: usize, given: &str, error: PageError) -> PageResult {
+    // Never the URL as given: it may carry a password or a token.
     let shown = match Url::parse(given.trim()) {
-        Ok(u) => whittle_engine::compact_url(&u),
-        Err(_) => given.chars().take(100).collect(),
+        Ok(u) => Url::parse(&redact(&u)).map(|r| whittle_engine::compact_url(&r)).unwrap_or_else(|_| redact(&u)),
+        Err(_) => redact_str(given),
     };
     let line = format!("## [{index}] ✗ {shown} · {}: {}", error.code, error.message);
     PageResult {

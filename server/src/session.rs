@@ -243,7 +243,14 @@ impl Session {
             for page in result.pages.iter().filter(|p| p.ok) {
                 let Some(url) = page.opened.clone() else { continue };
                 let opened = match self.open_tab().await {
-                    Ok(i) => self.tabs[i].page.navigate(Navigation::To(url), false).await.map(|_| i),
+                    Ok(i) => match self.tabs[i].page.navigate(Navigation::To(url), false).await {
+                        Ok(_) => Ok(i),
+                        Err(e) => {
+                            // No blank tab left behind (the new one is last).
+                            self.tabs.pop();
+                            Err(e)
+                        }
+                    },
                     Err(e) => Err(e),
                 };
                 match opened {

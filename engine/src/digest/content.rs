@@ -27,7 +27,7 @@ use crate::semantics::Semantics;
 use crate::semantics::role::Role;
 use crate::style::Styles;
 use crate::style::values::Display;
-use crate::text::push_collapsed;
+use crate::text::{push_collapsed, without_controls};
 
 /// A block shorter than this (in chars) is never prose.
 const PROSE_CHARS: usize = 30;
@@ -164,7 +164,7 @@ pub(crate) fn main_content_titled(doc: &Document, styles: &Styles, sem: &Semanti
         .into_iter()
         .filter(|s| s.order >= start && s.order <= end)
         .filter(|s| !s.furniture && s.link_density() <= KEEP_LINK_DENSITY)
-                .filter(|s| !matches!(s.kind, BlockKind::Heading(_)) || !repeats_title(title, &s.text))
+        .filter(|s| !matches!(s.kind, BlockKind::Heading(_)) || !repeats_title(title, &s.text))
         .filter(|s| s.is_prose() || !is_furniture_line(&s.text))
         // A caption describes a picture a reader of the text does not see;
         // articles' text (the benchmark's truth) leaves it out. It still
@@ -378,7 +378,7 @@ struct Segmenter {
 impl Segmenter {
     fn push(&mut self, t: &str, in_link: bool) {
         let before = self.text.len();
-        push_collapsed(&mut self.text, t);
+        push_collapsed(&mut self.text, &without_controls(t));
         if in_link {
             self.link_chars += self.text[before..].trim().chars().count();
         }

@@ -77,7 +77,7 @@ pub struct DigestOptions {
 pub struct Digest {
     /// The text (see the module documentation), newline-terminated.
     pub text: String,
-    /// The page's title.
+    /// The page's title (at most 120 chars).
     pub title: String,
     /// The text's tokens by the engine's estimate.
     pub tokens: u32,
@@ -152,7 +152,7 @@ pub fn digest(doc: &Document, styles: &Styles, sem: &Semantics, options: &Digest
     w.line(&counts);
     Digest {
         text: w.text,
-        title: meta.title,
+        title,
         tokens: w.tokens,
         links: scan.links,
         forms: scan.forms,
@@ -288,7 +288,7 @@ fn scan(doc: &Document, styles: &Styles) -> Scan {
                         l!("a") if el.has_attr("href") => s.links += 1,
                         l!("form") => s.forms += 1,
                         l!("h1") if frame == 0 && s.h1.is_none() => {
-                            let h = crate::text::collapse_whitespace(&doc.text_content(id));
+                            let h = crate::text::clean_text(&doc.text_content(id));
                             s.h1 = Some(h).filter(|h| !h.is_empty());
                         }
                         _ => {}

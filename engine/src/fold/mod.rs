@@ -368,16 +368,25 @@ fn head_ref(tree: &AxTree, item: ItemId) -> Option<u32> {
 }
 
 /// The outermost items whose element (or first text) lies inside `root`,
-/// in order: the descent follows only the items that hold `root`.
+/// in order: the descent follows only the items that hold `root`. Linear:
+/// `root`'s subtree and its ancestors are marked once.
 fn items_inside(doc: &Document, tree: &AxTree, root: NodeId) -> Vec<ItemId> {
-    let within = |n: NodeId, of: NodeId| n == of || doc.ancestors(n).any(|a| a == of);
+    let mut inside = vec![false; doc.len()];
+    inside[root.index()] = true;
+    for n in doc.descendants(root) {
+        inside[n.index()] = true;
+    }
+    let mut holds = vec![false; doc.len()];
+    for a in doc.ancestors(root) {
+        holds[a.index()] = true;
+    }
     let mut out = Vec::new();
     let mut stack: Vec<ItemId> = tree.roots.iter().rev().copied().collect();
     while let Some(i) = stack.pop() {
         let item = &tree.items[i];
         match item.node.or(item.at) {
-            Some(n) if within(n, root) => out.push(i),
-            Some(n) if !within(root, n) => {}
+            Some(n) if inside[n.index()] => out.push(i),
+            Some(n) if !holds[n.index()] => {}
             _ => stack.extend(item.children.iter().rev().copied()),
         }
     }

@@ -208,3 +208,18 @@ fn an_article_with_a_comment_widget_is_not_a_shell() {
     );
     assert!(!digest_of(&html, 500).needs_scripts);
 }
+
+#[test]
+fn control_characters_never_leave_the_engine() {
+    let html = format!(
+        "<title>Red\u{1b}[31m alert</title><meta property=og:site_name content=\"Site\u{7}Bell\">\
+         <main><h1>Head\u{1b}[2Jline</h1><p>{PARA}\u{1b}[2J Cleared.</p><p>{PARA}</p></main>"
+    );
+    let d = digest_of(&html, 1_000);
+    assert!(!d.text.chars().any(|c| c.is_control() && c != '\n'), "{:?}", d.text);
+    assert!(!d.title.chars().any(char::is_control), "{:?}", d.title);
+    assert!(!text_of(&html).chars().any(|c| c.is_control() && c != '\n'));
+    // A huge title is cut where it leaves the engine too.
+    let long = format!("<title>{}</title><p>{PARA}</p>", "word ".repeat(10_000));
+    assert!(digest_of(&long, 500).title.chars().count() <= 121);
+}

@@ -85,7 +85,8 @@ async fn pages_are_digested_in_input_order_with_failures_as_lines() {
     assert_eq!(h[1], format!("## [2] Library hours extended – Example News · 127.0.0.1:{port}/a"));
     assert!(h[2].starts_with("## [3] ✗ not a url · invalid_url: "), "{}", h[2]);
     assert!(h[3].starts_with(&format!("## [4] ✗ 127.0.0.1:{port}/report.pdf · nav_failed: ")) && h[3].contains("not an HTML page"), "{}", h[3]);
-    assert_eq!(h[4], format!("## [5] ✗ 127.0.0.1:{port}/a#reactions · duplicate: the same page as [2]"));
+    // Shown redacted: no fragment (it can carry a token), no userinfo.
+    assert_eq!(h[4], format!("## [5] ✗ 127.0.0.1:{port}/a · duplicate: the same page as [2]"));
     assert!(h[5].ends_with(&format!("nav_failed: http://127.0.0.1:{port}/missing answered HTTP 404")), "{}", h[5]);
     // A digest: byline, outline, the paragraphs' first sentences, the list,
     // counts; navigation and footer are not content.
@@ -231,6 +232,18 @@ async fn progress_is_reported_once_per_page() {
     assert!(seen.iter().all(|(_, total, _)| *total == 2));
     assert!(seen.iter().any(|(_, _, m)| m == "[1] Library hours extended – Example News"), "{seen:?}");
     assert!(seen.iter().any(|(_, _, m)| m == "[2] failed"), "{seen:?}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn failed_lines_never_show_passwords_or_tokens() {
+    let mut s = session().await;
+    let urls = ["ftp://alice:hunter2@files.example/x", "https://bob:s3cret@exa mple.com/?token=abcdef", "https://carol:pw@127.0.0.1:1/?api_key=SHORTKEY"];
+    let out = call(&mut s, "research", json!({"urls": urls})).await;
+    let text = ok(&out);
+    assert_eq!(headers(text).len(), 3, "{text}");
+    for secret in ["hunter2", "s3cret", "abcdef", "SHORTKEY", "alice", "bob", "carol"] {
+        assert!(!text.contains(secret), "{secret} in {text}");
+    }
 }
 
 #[tokio::test(flavor = "multi_thread")]
