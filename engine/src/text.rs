@@ -21,17 +21,14 @@ pub fn collapse_whitespace(s: &str) -> String {
 /// `s` with control characters (ESC, NUL, …; not the whitespace that
 /// collapsing handles) turned into spaces: page text must not carry
 /// terminal escapes or invisible controls to the model or a terminal.
+/// (For text read whole, `render::one_line` does this and the collapsing
+/// at once; this is for text appended piece by piece.)
 pub(crate) fn without_controls(s: &str) -> std::borrow::Cow<'_, str> {
     if s.chars().any(|c| c.is_control() && !is_html_space(c)) {
         std::borrow::Cow::Owned(s.chars().map(|c| if c.is_control() && !is_html_space(c) { ' ' } else { c }).collect())
     } else {
         std::borrow::Cow::Borrowed(s)
     }
-}
-
-/// [`collapse_whitespace`] of [`without_controls`].
-pub(crate) fn clean_text(s: &str) -> String {
-    collapse_whitespace(&without_controls(s))
 }
 
 /// Appends `s` to `out` with whitespace runs collapsed to single spaces; a

@@ -264,26 +264,28 @@ pub enum ExtractWhat {
 }
 
 /// `whittle extract`: the page's main text, table or list, unpaged.
+/// Only the stages each kind needs run: text needs no layout and no tree.
 pub fn extract(source: &str, what: ExtractWhat, base_url: Option<&str>, out: &mut dyn Write) -> Result<(), CliError> {
     let (doc, sheets, _problems) = load_document(source, base_url)?;
-    let mut options = SnapshotOptions::default();
-    options.cascade.stylesheets = sheets;
-    let snap = snapshot_document(doc, &options, &mut RefTable::new());
+    let styles = whittle_engine::cascade(&doc, &CascadeOptions { stylesheets: sheets, ..CascadeOptions::default() });
+    let sem = whittle_engine::compute_semantics(&doc, &styles);
     let kind = match what {
         ExtractWhat::Text => {
-            let content = whittle_engine::main_content(&snap.document, &snap.styles, &snap.semantics);
-            out.write_all(content.text().as_bytes())?;
+            out.write_all(whittle_engine::main_content(&doc, &styles, &sem).text().as_bytes())?;
             return Ok(());
         }
         ExtractWhat::Table => whittle_engine::ExtractKind::Table,
         ExtractWhat::List => whittle_engine::ExtractKind::List,
     };
-    let extracted =
-        whittle_engine::extract(&snap.document, &snap.styles, &snap.semantics, &snap.tree, kind, None, 0, false, u32::MAX)
-            .map_err(|e| CliError::Nothing(e.to_string()))?;
+    let tree = whittle_engine::build_tree(&doc, &styles, &sem, &mut RefTable::new());
+    let extracted = whittle_engine::extract(&doc, &styles, &sem, &tree, kind, None, 0, false, u32::MAX)
+        .map_err(|e| CliError::Nothing(e.to_string()))?;
     out.write_all(extracted.text.as_bytes())?;
     Ok(())
 }
+
+/// `whittle research`'s budget per page without `--budget`, in tokens.
+pub const PAGE_BUDGET: u32 = 400;
 
 /// How `whittle research` runs.
 #[derive(Debug, Clone)]
@@ -294,7 +296,7 @@ pub struct ResearchArgs {
     pub urls_file: Option<std::path::PathBuf>,
     /// One JSON object per page, as each finishes.
     pub jsonl: bool,
-    /// The total token budget (default 400 per page).
+    /// The total token budget (default [`PAGE_BUDGET`] per page).
     pub budget: Option<u32>,
     /// Pages fetched at once.
     pub concurrency: usize,
@@ -319,7 +321,7 @@ pub fn research(args: &ResearchArgs, out: &mut (dyn Write + Send)) -> Result<(),
     let options = crate::research::ResearchOptions {
         concurrency: args.concurrency.max(1),
         per_host: args.per_host.max(1),
-        budget: args.budget.unwrap_or_else(|| 400u32.saturating_mul(urls.len() as u32)),
+        budget: args.budget.unwrap_or_else(|| PAGE_BUDGET.saturating_mul(urls.len() as u32)),
         limit: urls.len(),
         ..crate::research::ResearchOptions::default()
     };

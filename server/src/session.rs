@@ -222,7 +222,7 @@ impl Session {
                     return Err(BrowseError::new("no_page", "no urls and no page open: give urls, or navigate to a results page first"));
                 }
                 let a = tab.page.analysis(&mut self.refs).await?;
-                let links = whittle_engine::result_links(&a.document, &a.styles, &a.semantics, options.limit.min(research::MAX_LIMIT));
+                let links = whittle_engine::result_links(&a.document, &a.styles, &a.semantics, options.limit);
                 if links.is_empty() {
                     return Err(BrowseError::new("not_found", "the active page has no result links: give urls"));
                 }
@@ -242,18 +242,7 @@ impl Session {
         if args.keep == Some(true) {
             for page in result.pages.iter().filter(|p| p.ok) {
                 let Some(url) = page.opened.clone() else { continue };
-                let opened = match self.open_tab().await {
-                    Ok(i) => match self.tabs[i].page.navigate(Navigation::To(url), false).await {
-                        Ok(_) => Ok(i),
-                        Err(e) => {
-                            // No blank tab left behind (the new one is last).
-                            self.tabs.pop();
-                            Err(e)
-                        }
-                    },
-                    Err(e) => Err(e),
-                };
-                match opened {
+                match self.keep_as_tab(url).await {
                     Ok(i) => text.push_str(&format!("⧉ [{}] kept as tab {}\n", page.index, i + 1)),
                     Err(e) => {
                         text.push_str(&format!("✗ [{}] not kept: {}\n", page.index, e.message));
@@ -265,6 +254,20 @@ impl Session {
             }
         }
         self.answer("research", text).await
+    }
+
+    /// Opens `url` in a new tab (not made active); a tab that does not
+    /// load is closed again, never left blank.
+    async fn keep_as_tab(&mut self, url: Url) -> Result<usize, BrowseError> {
+        let i = self.open_tab().await?;
+        match self.tabs[i].page.navigate(Navigation::To(url), false).await {
+            Ok(_) => Ok(i),
+            Err(e) => {
+                // The new tab is the last one.
+                self.tabs.pop();
+                Err(e)
+            }
+        }
     }
 
     // ---- observe ----------------------------------------------------------

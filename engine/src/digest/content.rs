@@ -7,18 +7,19 @@
 //! headings, `<br>`-separated lines) — and adds each block's characters to
 //! its container and, when the walk leaves an element, to the element's
 //! parent. A block is *prose* when it is long enough to be a sentence or
-//! more and mostly not link text; every other block is *chrome*. The main
-//! content is the element with the most prose less half its chrome: it
-//! grows to take in more of the article's paragraphs and stops where menus
-//! and link lists would come with them. Its blocks are then kept in order,
-//! less the ones that are mostly links and the ones inside parts named
-//! like page furniture (`share`, `related`, `newsletter`, …).
+//! more and mostly not link text; every other block is *chrome* (and so is
+//! the prose of page furniture and of teaser cards). The main content is
+//! the element with the most prose less a fifth of its chrome: it grows to
+//! take in more of the article's paragraphs and stops where menus and link
+//! lists would come with them. Its blocks are then kept in order, less the
+//! ones that are mostly links, the ones inside furniture, and lines that
+//! are furniture wherever they stand (see `main_content_titled`).
 //!
 //! Never read: what is hidden (CSS or `aria-hidden`), scripts, styles,
 //! templates, form controls, frames, media; figure captions count when
 //! choosing the container but are not kept.
-//! The walk is iterative, one pass plus one pass over the blocks: linear in
-//! the page.
+//! The walk is iterative; the sums over subtrees are backward passes over
+//! the pre-order: linear in the page.
 
 use html5ever::local_name;
 
@@ -49,7 +50,7 @@ const TEASER_DEPTH: usize = 6;
 /// What a block of the main content is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BlockKind {
-    /// `h1`–`h6` (or `role=heading`), with its level.
+    /// `h1`–`h6`, with its level.
     Heading(u8),
     /// A paragraph or a run of text.
     Paragraph,
@@ -224,7 +225,7 @@ fn walk(doc: &Document, styles: &Styles, sem: &Semantics, html: NodeId) -> Walk 
                     if el.is_html(&local_name!("a")) && el.has_attr("href") {
                         links += 1;
                     }
-                    if id != html && (furniture_by_kind(sem, id, el) || named_like_furniture(el)) {
+                    if id != html && is_furniture(sem, id, el) {
                         w.named.push(id);
                     }
                 }
@@ -259,9 +260,7 @@ struct Sums {
 }
 
 impl Sums {
-    /// Adds each block to its container, then each element to its parent
-    /// (children come after their parent in pre-order, so a backwards pass
-    /// sees every child before its parent).
+    /// Adds each block to its container, then sums up the tree.
     fn of(doc: &Document, w: &Walk) -> Sums {
         let mut s = Sums { prose: vec![0.0; w.order.len()], chrome: vec![0.0; w.order.len()] };
         for seg in &w.segs {
@@ -272,12 +271,8 @@ impl Sums {
                 s.chrome[i] += seg.chars as f64;
             }
         }
-        for &id in w.elements.iter().rev() {
-            if let Some(p) = doc.parent_element(id) {
-                s.prose[p.index()] += s.prose[id.index()];
-                s.chrome[p.index()] += s.chrome[id.index()];
-            }
-        }
+        up_the_tree(doc, w, &mut s.prose);
+        up_the_tree(doc, w, &mut s.chrome);
         s
     }
 
@@ -300,6 +295,18 @@ impl Sums {
             // chrome, and the first element holding text is all there is.
             w.elements.iter().copied().find(|&id| self.chrome[id.index()] > 0.0)
         })
+    }
+}
+
+/// Turns per-element values into sums over each element's subtree: each
+/// element is added to its parent, backwards over the pre-order, so every
+/// child is complete before its parent takes it.
+fn up_the_tree<T: Copy + std::ops::AddAssign>(doc: &Document, w: &Walk, values: &mut [T]) {
+    for &id in w.elements.iter().rev() {
+        if let Some(p) = doc.parent_element(id) {
+            let v = values[id.index()];
+            values[p.index()] += v;
+        }
     }
 }
 
@@ -347,12 +354,8 @@ fn mark_teasers(doc: &Document, w: &mut Walk) {
             link_lines[i] += 1;
         }
     }
-    for &id in w.elements.iter().rev() {
-        if let Some(p) = doc.parent_element(id) {
-            prose[p.index()] += prose[id.index()];
-            link_lines[p.index()] += link_lines[id.index()];
-        }
-    }
+    up_the_tree(doc, w, &mut prose);
+    up_the_tree(doc, w, &mut link_lines);
     for seg in &mut w.segs {
         if !seg.is_prose() {
             continue;
@@ -434,7 +437,7 @@ fn is_block(styles: &Styles, id: NodeId) -> bool {
 /// and what is not text (scripts, styles, controls, frames, media,
 /// drawings).
 fn skipped(styles: &Styles, sem: &Semantics, id: NodeId, el: &Element) -> bool {
-    if styles.hidden(id).is_some() || sem.is_aria_hidden(id) {
+    if sem.is_hidden(styles, id) {
         return true;
     }
     if !el.is_html_element() {
@@ -463,10 +466,15 @@ fn skipped(styles: &Styles, sem: &Semantics, id: NodeId, el: &Element) -> bool {
     )
 }
 
+/// Whether an element is page furniture, by what it is or by its name.
+pub(crate) fn is_furniture(sem: &Semantics, id: NodeId, el: &Element) -> bool {
+    furniture_by_kind(sem, id, el) || named_like_furniture(el)
+}
+
 /// Whether an element is page furniture by what it is: navigation, banner,
 /// footer, complementary and search landmarks (by element or role), menus,
 /// toolbars, tab lists, dialogs.
-pub(crate) fn furniture_by_kind(sem: &Semantics, id: NodeId, el: &Element) -> bool {
+fn furniture_by_kind(sem: &Semantics, id: NodeId, el: &Element) -> bool {
     use html5ever::local_name as l;
     matches!(*el.local_name(), l!("nav") | l!("aside") | l!("footer") | l!("header") | l!("menu"))
         || sem.role(id).is_page_frame()
@@ -485,59 +493,48 @@ const FURNITURE: &[&str] = &[
 /// Whether the element's `class` or `id` names it page furniture (whole
 /// words of it: `share-bar`, `related_links`, `adSlot`). `article`,
 /// `main` and `body` never are.
-pub(crate) fn named_like_furniture(el: &Element) -> bool {
+fn named_like_furniture(el: &Element) -> bool {
     if el.is_html(&local_name!("body")) || el.is_html(&local_name!("article")) || el.is_html(&local_name!("main")) {
         return false;
     }
-    let mut found = false;
-    let mut check = |value: &str| {
-        for word in words(value) {
-            if FURNITURE.contains(&word.as_str()) {
-                found = true;
-            }
-        }
-    };
-    if let Some(v) = el.attr("class") {
-        check(v);
-    }
-    if let Some(v) = el.id() {
-        check(v);
-    }
-    found
+    [el.attr("class"), el.id()].into_iter().flatten().any(|v| any_word(v, |w| FURNITURE.contains(&w)))
 }
 
-/// The words of a class or id: split at non-letters and at lower→upper
-/// case changes, lowercased (`sr-only` gives `sr`, `only` and the joined
-/// `sronly`, for the names written both ways).
-fn words(value: &str) -> Vec<String> {
-    let mut out = Vec::new();
+/// Whether `pred` holds for a word of a class or id: the pieces split at
+/// non-letters and at lower→upper case changes, lowercased, and each
+/// token's letters joined (`sr-only` gives `sr`, `only` and `sronly`, for
+/// the names written both ways). Two buffers for the whole value: this
+/// runs for every element of the page.
+fn any_word(value: &str, mut pred: impl FnMut(&str) -> bool) -> bool {
+    let (mut word, mut joined) = (String::new(), String::new());
     for token in value.split(|c: char| c.is_ascii_whitespace()) {
-        let mut joined = String::new();
-        let mut word = String::new();
+        word.clear();
+        joined.clear();
         let mut prev_lower = false;
         for c in token.chars() {
             if !c.is_ascii_alphabetic() {
-                if !word.is_empty() {
-                    out.push(std::mem::take(&mut word));
+                if !word.is_empty() && pred(&word) {
+                    return true;
                 }
+                word.clear();
                 prev_lower = false;
                 continue;
             }
             if c.is_ascii_uppercase() && prev_lower && !word.is_empty() {
-                out.push(std::mem::take(&mut word));
+                if pred(&word) {
+                    return true;
+                }
+                word.clear();
             }
             prev_lower = c.is_ascii_lowercase();
             word.push(c.to_ascii_lowercase());
             joined.push(c.to_ascii_lowercase());
         }
-        if !word.is_empty() {
-            out.push(word);
-        }
-        if !joined.is_empty() {
-            out.push(joined);
+        if (!word.is_empty() && pred(&word)) || (!joined.is_empty() && pred(&joined)) {
+            return true;
         }
     }
-    out
+    false
 }
 
 /// Whether a heading is the page's title again (the headline: the header
@@ -596,6 +593,16 @@ fn is_dateline(lower: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every word [`any_word`] looks at, in order.
+    fn words(value: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        any_word(value, |w| {
+            out.push(w.to_owned());
+            false
+        });
+        out
+    }
 
     #[test]
     fn datelines_are_furniture_and_sentences_with_dates_are_not() {

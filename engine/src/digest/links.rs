@@ -9,7 +9,7 @@ use crate::semantics::Semantics;
 use crate::style::Styles;
 use crate::text::collapse_whitespace;
 
-use super::content::{furniture_by_kind, named_like_furniture};
+use super::content::is_furniture;
 
 /// A result's link text has at least this many chars and two words (a
 /// headline or a product's name, not `Next`, `2` or `Images`).
@@ -30,7 +30,7 @@ pub fn result_links(doc: &Document, styles: &Styles, sem: &Semantics, limit: usi
             break;
         }
         let NodeData::Element(el) = &doc.node(id).data else { continue };
-        if sem.is_hidden(styles, id) || (id != root && (furniture_by_kind(sem, id, el) || named_like_furniture(el))) {
+        if sem.is_hidden(styles, id) || (id != root && is_furniture(sem, id, el)) {
             walk.skip_subtree(id);
             continue;
         }

@@ -5,7 +5,7 @@
 use html5ever::local_name;
 
 use crate::dom::{Document, NodeId};
-use crate::text::clean_text;
+use crate::render::one_line;
 
 /// A byline or site name, in chars: longer ones are not bylines.
 const MAX_BYLINE_CHARS: usize = 80;
@@ -33,7 +33,7 @@ pub fn page_meta(doc: &Document) -> PageMeta {
         let name = el.local_name();
         if *name == local_name!("meta") {
             let key = el.attr("property").or_else(|| el.attr("name")).or_else(|| el.attr("itemprop")).unwrap_or("");
-            let value = || el.attr("content").map(clean_text).filter(|v| !v.is_empty());
+            let value = || el.attr("content").map(one_line).filter(|v| !v.is_empty());
             match key.to_ascii_lowercase().as_str() {
                 "og:title" | "twitter:title" if og_title.is_none() => og_title = value(),
                 "author" | "article:author" | "dc.creator" | "byl" | "parsely-author" if author.is_none() => {
@@ -48,14 +48,14 @@ pub fn page_meta(doc: &Document) -> PageMeta {
                 _ => {}
             }
         } else if *name == local_name!("time") && time.is_none() {
-            time = el.attr("datetime").map(clean_text).or_else(|| Some(clean_text(&doc.text_content(id))));
+            time = el.attr("datetime").map(one_line).or_else(|| Some(one_line(&doc.text_content(id))));
         } else if *name == local_name!("a") && rel_author.is_none() && el.attr("rel").is_some_and(|r| r.contains("author")) {
-            rel_author = Some(clean_text(&doc.text_content(id)));
+            rel_author = Some(one_line(&doc.text_content(id)));
         } else if *name == local_name!("h1") && h1.is_none() {
-            h1 = Some(clean_text(&doc.text_content(id)));
+            h1 = Some(one_line(&doc.text_content(id)));
         }
     }
-    let title = og_title.or_else(|| Some(clean_text(&doc.title())).filter(|t| !t.is_empty())).or(h1).unwrap_or_default();
+    let title = og_title.or_else(|| Some(one_line(&doc.title())).filter(|t| !t.is_empty())).or(h1).unwrap_or_default();
     let short = |s: Option<String>| s.filter(|s| !s.is_empty() && s.chars().count() <= MAX_BYLINE_CHARS);
     PageMeta {
         title,

@@ -129,12 +129,13 @@ pub fn digest(doc: &Document, styles: &Styles, sem: &Semantics, options: &Digest
         let by = about.join(" · ");
         w.line(&by);
     }
-    let outline = outline(scan.h1.as_deref(), &content);
+    let content_lines = content.lines();
+    let outline = outline(scan.h1.as_deref(), &content_lines);
     // A lone heading that repeats the title says nothing new.
     if !(outline.is_empty() || outline.len() == 1 && title.starts_with(outline[0].as_str())) {
         w.line(&format!("outline: {}", outline.join(" / ")));
     }
-    let lines = condensed(&content);
+    let lines = condensed(content_lines);
     let mut shown = 0;
     for line in &lines {
         if !w.line(line) {
@@ -175,12 +176,17 @@ impl Writer {
         if self.tokens + cost > self.budget {
             return false;
         }
-        self.force(line);
+        self.push(line, cost);
         true
     }
 
+    /// Writes the line whatever the budget (the header).
     fn force(&mut self, line: &str) {
-        self.tokens += tokens::line_cost(0, line);
+        self.push(line, tokens::line_cost(0, line));
+    }
+
+    fn push(&mut self, line: &str, cost: u32) {
+        self.tokens += cost;
         self.text.push_str(line);
         self.text.push('\n');
     }
@@ -188,9 +194,8 @@ impl Writer {
 
 /// The main content as digest lines: paragraphs' first sentences, list
 /// items, table rows; headings are in the outline already.
-fn condensed(content: &MainContent) -> Vec<String> {
-    content
-        .lines()
+fn condensed(lines: Vec<(BlockKind, String)>) -> Vec<String> {
+    lines
         .into_iter()
         .filter_map(|(kind, text)| match kind {
             BlockKind::Heading(_) => None,
@@ -203,14 +208,14 @@ fn condensed(content: &MainContent) -> Vec<String> {
 
 /// The page's first `h1`, then the main content's `h1`–`h3`, at most
 /// [`MAX_OUTLINE`].
-fn outline(h1: Option<&str>, content: &MainContent) -> Vec<String> {
+fn outline(h1: Option<&str>, lines: &[(BlockKind, String)]) -> Vec<String> {
     let mut out: Vec<String> = h1.map(|h| truncate_chars(h, MAX_HEADING_CHARS)).into_iter().collect();
-    for (kind, text) in content.lines() {
+    for (kind, text) in lines {
         if out.len() >= MAX_OUTLINE {
             break;
         }
         if matches!(kind, BlockKind::Heading(1..=3)) && Some(text.as_str()) != h1 {
-            out.push(truncate_chars(&text, MAX_HEADING_CHARS));
+            out.push(truncate_chars(text, MAX_HEADING_CHARS));
         }
     }
     out
@@ -288,7 +293,7 @@ fn scan(doc: &Document, styles: &Styles) -> Scan {
                         l!("a") if el.has_attr("href") => s.links += 1,
                         l!("form") => s.forms += 1,
                         l!("h1") if frame == 0 && s.h1.is_none() => {
-                            let h = crate::text::clean_text(&doc.text_content(id));
+                            let h = crate::render::one_line(&doc.text_content(id));
                             s.h1 = Some(h).filter(|h| !h.is_empty());
                         }
                         _ => {}
