@@ -73,6 +73,7 @@
 //! ```
 
 pub mod act;
+pub mod capture;
 pub mod diag;
 pub mod diff;
 pub mod digest;
@@ -92,10 +93,11 @@ pub use act::{
     ActError, Click, Enctype, Entry, EntryValue, FileEntry, Invalid, Method, Submission, Typed, choose_files, clear,
     click, close_dialog, implicit_submission, reset, select, set_checked, submit, type_text,
 };
+pub use capture::{Capture, CapturedKind, CapturedNode, Captured, from_capture};
 pub use diag::{Diagnostic, Stage};
 pub use diff::{Diff, DiffChoice, diff, diff_or_full};
 pub use digest::{Digest, DigestOptions, MainContent, PageMeta, digest, main_content, result_links};
-pub use dom::{Attr, ChosenFile, Document, DocumentId, Edge, Element, FormState, MutationError, NodeData, NodeId};
+pub use dom::{Attr, ChosenFile, DocumentBuilder, Markup, Document, DocumentId, Edge, Element, FormState, MutationError, NodeData, NodeId};
 pub use extract::{ExtractError, ExtractKind, Extracted, extract};
 pub use find::{FindError, Found, find};
 pub use fold::{FoldOptions, Folded, Mode, fold};
@@ -104,7 +106,7 @@ pub use parse::{ParseOptions, parse, parse_str};
 pub use render::{Envelope, LineStyle, Observation, RenderOptions, compact_url, render};
 pub use semantics::{AxNode, Semantics, compute_semantics};
 pub use style::{
-    CascadeOptions, Selector, SelectorError, Styles, StylesheetText, Viewport, cascade, linked_stylesheet_urls,
+    COMPUTED_PROPERTIES, CascadeOptions, ComputedStyle, Selector, SelectorError, Styles, StylesheetText, Viewport, cascade, linked_stylesheet_urls,
 };
 pub use text::collapse_whitespace;
 pub use tree::{AxTree, RefTable, build_tree};

@@ -12,6 +12,7 @@
 //! and parent links (see [`Document::descendants`] and [`Document::traverse`]),
 //! so a 100,000-deep page cannot overflow the stack.
 
+mod build;
 mod form_state;
 mod mutate;
 mod sink;
@@ -25,6 +26,7 @@ use url::Url;
 
 use crate::diag::Diagnostic;
 pub use form_state::{ChosenFile, FormState};
+pub use build::{DocumentBuilder, Markup};
 pub use mutate::MutationError;
 pub(crate) use sink::{ArenaSink, is_void};
 

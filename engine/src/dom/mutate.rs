@@ -373,14 +373,14 @@ fn attribute_name<'a>(e: &Element, name: &'a str) -> Cow<'a, str> {
 
 /// DOM's "valid element local name", simplified: starts with an ASCII
 /// letter, holds no ASCII whitespace, NUL, `/` or `>`.
-fn valid_element_name(name: &str) -> bool {
+pub(super) fn valid_element_name(name: &str) -> bool {
     name.starts_with(|c: char| c.is_ascii_alphabetic())
         && !name.contains(|c: char| c.is_ascii_whitespace() || matches!(c, '\0' | '/' | '>'))
 }
 
 /// DOM's "valid attribute local name": not empty, no ASCII whitespace,
 /// NUL, `/`, `=` or `>`.
-fn valid_attribute_name(name: &str) -> bool {
+pub(super) fn valid_attribute_name(name: &str) -> bool {
     !name.is_empty() && !name.contains(|c: char| c.is_ascii_whitespace() || matches!(c, '\0' | '/' | '=' | '>'))
 }
 

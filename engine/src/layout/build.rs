@@ -629,7 +629,7 @@ fn intersect(a: Option<Rect>, b: Option<Rect>) -> Option<Rect> {
     }
 }
 
-fn overlaps(r: &Rect, c: &Rect) -> bool {
+pub(crate) fn overlaps(r: &Rect, c: &Rect) -> bool {
     let w = r.width.max(0.5);
     let h = r.height.max(0.5);
     r.x < c.x + c.width && r.x + w > c.x && r.y < c.bottom() && r.y + h > c.y

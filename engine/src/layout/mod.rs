@@ -13,6 +13,7 @@
 //! not in view (reported as [`Placement::Below`]).
 
 mod build;
+pub(crate) use build::overlaps;
 pub mod text;
 
 use crate::diag::{Diagnostic, Stage};
@@ -86,6 +87,28 @@ impl Layout {
             content_height: viewport.height as f32,
             viewport,
             scroll_y: 0.0,
+            diagnostics: Vec::new(),
+        }
+    }
+
+    /// Boxes another engine laid out: per node its border box (page
+    /// coordinates, or viewport coordinates when `fixed`), whether it is in
+    /// a fixed box, whether an ancestor's overflow clips it away.
+    pub(crate) fn from_parts(
+        viewport: Viewport,
+        scroll_y: f32,
+        content_height: f32,
+        boxes: Vec<Option<Rect>>,
+        fixed: Vec<bool>,
+        clipped: Vec<bool>,
+    ) -> Layout {
+        Layout {
+            boxes,
+            fixed,
+            clipped,
+            content_height: content_height.max(viewport.height as f32),
+            viewport,
+            scroll_y: scroll_y.max(0.0),
             diagnostics: Vec::new(),
         }
     }

@@ -14,6 +14,7 @@
 //! the page; the semantics stage applies it.)
 
 pub mod boxes;
+mod computed;
 mod index;
 mod media;
 pub(crate) mod select;
@@ -36,6 +37,7 @@ use index::{IndexedRule, Origin, RuleIndex, Rules};
 use media::MediaEnv;
 use select::{ElementRef, Matcher, for_each_hash};
 use sheet::{DeclBlock, ParsedSheet, parse_inline, parse_sheet};
+pub use computed::COMPUTED_PROPERTIES;
 pub use select::{Selector, SelectorError};
 use values::{
     Content, ContentVisibility, Decl, Display, FontSize, Overflow, Position, Property, TextTransform,
@@ -130,7 +132,7 @@ impl Default for ComputedStyle {
 
 impl ComputedStyle {
     /// Initial values, with the inherited properties taken from `parent`.
-    fn inheriting(parent: &ComputedStyle) -> ComputedStyle {
+    pub(crate) fn inheriting(parent: &ComputedStyle) -> ComputedStyle {
         ComputedStyle {
             visibility: parent.visibility,
             font_size: parent.font_size,
