@@ -97,12 +97,7 @@ pub fn digest(doc: &Document, styles: &Styles, sem: &Semantics, options: &Digest
     let content = content::main_content_titled(doc, styles, sem, &meta.title);
     let scan = scan(doc, styles);
     let title = truncate_chars(&meta.title, MAX_TITLE_CHARS);
-    // A page with an article of its own is not a shell, whatever its
-    // `<noscript>` says (comment widgets ask for JavaScript too).
-    let content_chars: usize = content.blocks.iter().map(|b| b.text.len()).sum();
-    let needs_scripts = scan.scripts > 0
-        && content_chars < THIN_CONTENT_BYTES
-        && (scan.text_chars < SHELL_TEXT_CHARS || scan.app_root_empty || scan.noscript_asks);
+    let needs_scripts = is_script_shell(&scan, &content);
 
     let mut w = Writer { text: String::new(), tokens: 0, budget: options.budget };
     let mut header = format!("## [{}] {}", options.index, if title.is_empty() { "(untitled)" } else { &title });
@@ -234,6 +229,26 @@ fn first_sentence(text: &str) -> &str {
         prev = Some(c);
     }
     text
+}
+
+/// Whether the page looks like a shell that scripts fill: it has scripts,
+/// its main content is thin, and it has almost no text, an empty app root
+/// (`#root`, `#__next`, `#app`, `#__nuxt`) or a `<noscript>` asking for
+/// JavaScript. What the static path shows of such a page is not what a
+/// person sees; the server takes it to Chromium when it can.
+pub fn needs_scripts(doc: &Document, styles: &Styles, sem: &Semantics) -> bool {
+    let meta = meta::page_meta(doc);
+    let content = content::main_content_titled(doc, styles, sem, &meta.title);
+    is_script_shell(&scan(doc, styles), &content)
+}
+
+fn is_script_shell(scan: &Scan, content: &MainContent) -> bool {
+    // A page with an article of its own is not a shell, whatever its
+    // `<noscript>` says (comment widgets ask for JavaScript too).
+    let content_chars: usize = content.blocks.iter().map(|b| b.text.len()).sum();
+    scan.scripts > 0
+        && content_chars < THIN_CONTENT_BYTES
+        && (scan.text_chars < SHELL_TEXT_CHARS || scan.app_root_empty || scan.noscript_asks)
 }
 
 /// What one walk over the page counts.

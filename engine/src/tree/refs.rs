@@ -85,6 +85,24 @@ impl RefTable {
         nodes.len()
     }
 
+    /// Moves the refs of document `from` to document `to`, which holds the
+    /// same elements under other node ids (a page captured again by
+    /// another engine): `node_in_to` gives each node of `from` its node in
+    /// `to`, `None` for one that is gone. Refs of gone nodes are dropped
+    /// (their numbers stay used); `from` is forgotten. O(refs of `from`).
+    pub fn carry(&mut self, from: DocumentId, to: DocumentId, node_in_to: impl Fn(NodeId) -> Option<NodeId>) {
+        let Some(nodes) = self.by_node.remove(&from) else { return };
+        let mut moved: HashMap<NodeId, u32> = HashMap::with_capacity(nodes.len());
+        for (node, r) in nodes {
+            self.by_ref.remove(&r);
+            if let Some(n) = node_in_to(node) {
+                moved.insert(n, r);
+                self.by_ref.insert(r, (to, n));
+            }
+        }
+        self.by_node.entry(to).or_default().extend(moved);
+    }
+
     /// How many refs the table holds (over all live documents).
     pub fn len(&self) -> usize {
         self.by_ref.len()
@@ -162,5 +180,20 @@ mod tests {
         assert_eq!(t.assign(d, NodeId::from_index(2)), None);
         assert_eq!(t.assign(d, NodeId::from_index(1)), Some(u32::MAX));
         assert_eq!(t.last_given(), Some(u32::MAX));
+    }
+
+    #[test]
+    fn carried_refs_follow_their_elements() {
+        let (a, b) = (doc_id(), doc_id());
+        let mut t = RefTable::new();
+        let r1 = t.assign(a, NodeId::from_index(5)).expect("a ref");
+        let r2 = t.assign(a, NodeId::from_index(6)).expect("a ref");
+        t.carry(a, b, |n| (n.index() == 5).then(|| NodeId::from_index(9)));
+        assert_eq!(t.resolve(r1), Some((b, NodeId::from_index(9))));
+        assert_eq!(t.resolve(r2), None);
+        assert_eq!(t.get(b, NodeId::from_index(9)), Some(r1));
+        assert_eq!(t.get(a, NodeId::from_index(5)), None);
+        // A new element gets a new number, never r2 again.
+        assert!(t.assign(b, NodeId::from_index(6)).expect("a ref") > r2);
     }
 }
