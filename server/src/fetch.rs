@@ -330,6 +330,20 @@ impl Fetcher {
         Ok(Fetcher { client, jar, limits, hop_check })
     }
 
+    /// The cookies the session holds for `url`, as `(name, value)` pairs
+    /// (a tab moving to Chromium takes them along).
+    pub fn cookies_for(&self, url: &Url) -> Vec<(String, String)> {
+        let Some(header) = self.jar.cookies(url) else { return Vec::new() };
+        let Ok(header) = header.to_str() else { return Vec::new() };
+        header
+            .split(';')
+            .filter_map(|pair| {
+                let (name, value) = pair.trim().split_once('=')?;
+                (!name.is_empty()).then(|| (name.to_owned(), value.to_owned()))
+            })
+            .collect()
+    }
+
     /// The limits this fetcher applies.
     pub fn limits(&self) -> &Limits {
         &self.limits

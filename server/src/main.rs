@@ -124,6 +124,17 @@ struct ServerArgs {
     /// The most bytes a page may have once decompressed.
     #[arg(long, value_name = "BYTES", default_value_t = 10 * 1024 * 1024)]
     max_page_bytes: usize,
+    /// Which engine tabs use: `auto` (static, and Chromium for pages that
+    /// need scripts), `static` (never Chromium) or `chromium` (always).
+    #[arg(long, value_enum, default_value = "auto")]
+    engine: whittle::backend::auto::EnginePolicy,
+    /// The Chromium executable (default: $WHITTLE_CHROMIUM, else chromium or
+    /// google-chrome on PATH).
+    #[arg(long, value_name = "PATH")]
+    chromium: Option<std::path::PathBuf>,
+    /// Where Chromium's downloads go.
+    #[arg(long, value_name = "DIR")]
+    downloads: Option<std::path::PathBuf>,
 }
 
 impl ServerArgs {
@@ -137,7 +148,22 @@ impl ServerArgs {
             ..whittle::fetch::Limits::default()
         };
         let options = whittle::session::SessionOptions { search_url: self.search_url.clone(), viewport: self.viewport };
-        let backend = std::sync::Arc::new(whittle::backend::static_http::StaticBackend);
+        let mut chromium = whittle::backend::cdp::ChromiumOptions {
+            executable: self.chromium.clone(),
+            viewport: self.viewport,
+            nav_timeout: limits.total_timeout,
+            ..whittle::backend::cdp::ChromiumOptions::default()
+        };
+        if let Some(d) = &self.downloads {
+            chromium.downloads = d.clone();
+        }
+        if let Some(p) = &self.chromium
+            && !p.is_file()
+        {
+            return Err(format!("--chromium {}: no such file", p.display()));
+        }
+        let cdp = whittle::backend::cdp::CdpBackend::new(chromium);
+        let backend = std::sync::Arc::new(whittle::backend::auto::AutoBackend::new(self.engine, cdp));
         Ok(whittle::mcp::Shared::new(backend, limits, options))
     }
 }

@@ -129,8 +129,8 @@ fn invalid_args(message: impl Into<String>) -> Fail {
 impl Session {
     /// A session with one empty tab.
     pub async fn new(backend: Arc<dyn Backend>, fetcher: Fetcher, options: SessionOptions) -> Result<Session, BrowseError> {
-        let context = SessionContext { fetcher, viewport: options.viewport };
         let n = SESSIONS.fetch_add(1, Ordering::Relaxed);
+        let context = SessionContext { fetcher, session: n, viewport: options.viewport };
         let mut session = Session {
             backend,
             context,
@@ -158,6 +158,9 @@ impl Session {
     pub async fn call_with_progress(&mut self, tool: &str, args: serde_json::Value, progress: Option<Progress>) -> ToolOutput {
         self.operations += 1;
         self.progress = progress;
+        if let Some(tab) = self.tabs.get_mut(self.active) {
+            tab.page.touch();
+        }
         let result = self.dispatch(tool, args).await;
         self.progress = None;
         match result {
@@ -299,8 +302,10 @@ impl Session {
     async fn view(&mut self, tool: &str, options: &FoldOptions) -> Result<(Observation, Envelope), Fail> {
         let ids = self.ids(tool);
         let tab = &mut self.tabs[self.active];
-        let engine = tab.page.engine();
         let origin = tab.page.url().map(|u| u.origin().ascii_serialization());
+        // Analysing first: it may add notices (a tab moved to Chromium).
+        tab.page.analysis(&mut self.refs).await?;
+        let engine = tab.page.engine();
         let mut notices = tab.page.notices();
         let analysis = tab.page.analysis(&mut self.refs).await?;
         let is_default = *options == FoldOptions::default();
@@ -384,9 +389,12 @@ impl Session {
         let mut arrival: Option<Arrival> = None;
         let mut failure: Option<BrowseError> = None;
         for (i, step) in steps.iter().enumerate() {
-            match self.run_step(step, confirm).await {
+            let outcome = self.run_step(step, confirm).await;
+            let events = self.tab().page.take_events();
+            match outcome {
                 Ok((line, effect)) => {
                     lines.push(format!("✓ {line}"));
+                    lines.extend(events);
                     match effect {
                         Effect::Changed => {}
                         Effect::Navigated(a) => {
@@ -404,10 +412,21 @@ impl Session {
                             }
                             Err(e) => lines.push(format!("✗ no new tab: {}", e.message)),
                         },
+                        Effect::Opened(page) => {
+                            if self.tabs.len() >= MAX_TABS {
+                                lines.push(format!("✗ the page opened a new tab; it was not kept (a session keeps at most {MAX_TABS})"));
+                            } else {
+                                self.tabs.push(Tab { id: self.next_tab, page, seen: VecDeque::new(), baseline: None });
+                                self.next_tab += 1;
+                                self.active = self.tabs.len() - 1;
+                                lines.push(format!("⧉ new tab {} opened (now active)", self.active + 1));
+                            }
+                        }
                     }
                 }
                 Err((line, e)) => {
                     lines.push(self.failure_line(&line, &e).await);
+                    lines.extend(events);
                     for rest in &steps[i + 1..] {
                         lines.push(format!("· not run: {}", step_words(rest)));
                     }
@@ -506,8 +525,14 @@ impl Session {
         if self.tabs[self.active].page.document_id() == Some(doc) {
             return Ok(node);
         }
-        // Make sure the active page's refs are current before refusing.
+        // Make sure the active page's refs are current before refusing (a
+        // page captured again carries its refs to its new document).
         self.tabs[self.active].page.analysis(&mut self.refs).await?;
+        if let Some((doc, node)) = self.refs.resolve(r)
+            && self.tabs[self.active].page.document_id() == Some(doc)
+        {
+            return Ok(node);
+        }
         if let Some(i) = self.tabs.iter().position(|t| t.page.document_id() == Some(doc)) {
             return Err(BrowseError::new(
                 "unknown_ref",

@@ -2,7 +2,8 @@
 //! [`Backend`] trait (one per server process) and the [`Page`] it opens for
 //! each tab. The session (`session.rs`) owns the trait and speaks only to
 //! it; `static_http.rs` implements it with reqwest and the engine's own
-//! DOM, and the Chromium backend will implement it over CDP.
+//! DOM, `cdp.rs` over CDP in Chromium, and `auto.rs` starts each tab on the
+//! static path and moves it to Chromium when its page needs scripts.
 //!
 //! A page hands the session an [`Analysis`] — the engine's `Document`,
 //! `Styles`, `Layout`, `Semantics` and `AxTree` — and the session folds,
@@ -10,13 +11,15 @@
 //! same text. Acting takes a [`PageAction`] whose target is already
 //! resolved from a ref to a node of the page's current document.
 
+pub mod auto;
+pub mod cdp;
 pub mod static_http;
 
 use std::fmt;
 
 use async_trait::async_trait;
 use url::Url;
-use whittle_engine::{AxTree, Document, Layout, NodeId, RefTable, Semantics, Styles};
+use whittle_engine::{AxTree, Document, Layout, NodeId, Rect, RefTable, Semantics, Styles};
 
 use crate::tools::Do;
 
@@ -113,7 +116,7 @@ pub struct PageAction<'a> {
 }
 
 /// What an action did to the page.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub enum Effect {
     /// The page changed in place (or may have); diff it.
     Changed,
@@ -121,6 +124,9 @@ pub enum Effect {
     Navigated(Arrival),
     /// A link or form asked for a new tab at this URL.
     NewTab(Url),
+    /// The page opened a new tab itself (a script, `target=_blank` in
+    /// Chromium): here it is, loaded.
+    Opened(Box<dyn Page>),
 }
 
 /// What holds the pages of one engine. One per server process, shared by
@@ -140,6 +146,9 @@ pub trait Backend: Send + Sync + fmt::Debug {
 pub struct SessionContext {
     /// The cookie store and HTTP client of the session (static backend).
     pub fetcher: crate::fetch::Fetcher,
+    /// The session's number, unique in the process (Chromium gives each
+    /// session its own browser context).
+    pub session: u64,
     /// The viewport pages are laid out in.
     pub viewport: whittle_engine::Viewport,
 }
@@ -175,4 +184,27 @@ pub trait Page: Send + fmt::Debug {
     /// (navigation, an action, a scroll): an observation rendered at one
     /// generation holds until it changes.
     fn generation(&self) -> u64;
+
+    /// Called at the start of each tool call: a page that runs scripts may
+    /// have changed by itself since the last one (the next analysis looks
+    /// again). Pages without scripts change only when acted on.
+    fn touch(&mut self) {}
+
+    /// Whether the page runs scripts (it can change by itself: `wait`
+    /// polls it).
+    fn is_live(&self) -> bool {
+        false
+    }
+
+    /// What happened besides the action's own effect, as act-result lines
+    /// (`!` dialogs, `↧` downloads), each given once.
+    fn take_events(&mut self) -> Vec<String> {
+        Vec::new()
+    }
+
+    /// A JPEG of the viewport, or of `clip` (page coordinates).
+    async fn screenshot(&mut self, clip: Option<Rect>) -> Result<Vec<u8>, BrowseError> {
+        let _ = clip;
+        Err(BrowseError::new("engine_unavailable", "this page has no rendering to take a picture of"))
+    }
 }

@@ -180,7 +180,8 @@ impl StaticPage {
         }
     }
 
-    fn document(&self) -> Option<&Document> {
+    /// The document as it is now, if a page is loaded.
+    pub fn document(&self) -> Option<&Document> {
         match &self.current.as_ref()?.state {
             State::Dirty(doc) => Some(doc),
             State::Analysed { analysis, .. } => Some(&analysis.document),

@@ -1,6 +1,7 @@
 //! The server crate's integration tests, one binary: the fetcher and the
 //! browsing session against loopback servers the tests start themselves.
 
+mod chromium;
 mod fetch;
 mod research;
 mod server;

@@ -1,0 +1,1280 @@
+//! The Chromium backend: pages in a real Chromium over CDP (chromiumoxide),
+//! for pages that need scripts. Chromium supplies the DOM, the computed
+//! styles and the boxes (`DOMSnapshot.captureSnapshot`), and the page joins
+//! the engine's pipeline at semantics (`whittle_engine::from_capture`), so
+//! the model reads the same format, refs and folding as on the static path.
+//!
+//! Shape: one Chromium per server process, launched on first use (headless,
+//! a fresh profile folder, background networking off, no sandbox as root);
+//! a browser context per session (its cookies); a target per tab. Refs bind
+//! to Chromium's backend node ids: each capture builds a new `Document`,
+//! and the session's refs are carried over to it by backend node id.
+//!
+//! Lifecycle: a Chromium that crashes or is killed is noticed (its event
+//! loop ends); the next page opened or navigated relaunches it and says
+//! the tabs it held were lost. Every CDP call is bounded in time, so a page
+//! that loops forever in script costs a timeout, not the session.
+
+use std::collections::{HashMap, HashSet};
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use chromiumoxide::cdp::browser_protocol::browser::{
+    BrowserContextId, CancelDownloadParams, DownloadProgressState, EventDownloadProgress, EventDownloadWillBegin,
+    SetDownloadBehaviorBehavior, SetDownloadBehaviorParams,
+};
+use chromiumoxide::cdp::browser_protocol::dom::{
+    BackendNodeId, DescribeNodeParams, FocusParams, GetContentQuadsParams, ResolveNodeParams, ScrollIntoViewIfNeededParams,
+    SetFileInputFilesParams,
+};
+use chromiumoxide::cdp::browser_protocol::dom_snapshot::{CaptureSnapshotParams, CaptureSnapshotReturns};
+use chromiumoxide::cdp::browser_protocol::input::{
+    DispatchKeyEventParams, DispatchKeyEventType, DispatchMouseEventParams, DispatchMouseEventType, InsertTextParams,
+    MouseButton,
+};
+use chromiumoxide::cdp::browser_protocol::network::SetCookieParams;
+use chromiumoxide::cdp::browser_protocol::page::{
+    CaptureScreenshotFormat, CaptureScreenshotParams, EventJavascriptDialogOpening, GetFrameTreeParams,
+    GetNavigationHistoryParams, HandleJavaScriptDialogParams, NavigateParams, NavigateToHistoryEntryParams,
+    ReloadParams, StopLoadingParams, Viewport as ClipViewport,
+};
+use chromiumoxide::cdp::browser_protocol::target::{CreateBrowserContextParams, CreateTargetParams, TargetId};
+use chromiumoxide::cdp::js_protocol::runtime::{CallArgument, CallFunctionOnParams};
+use chromiumoxide::{Browser, BrowserConfig};
+use futures::StreamExt;
+use url::Url;
+use whittle_engine::{
+    Capture, CapturedKind, CapturedNode, DocumentId, NodeId, Rect, RefTable, Viewport,
+    build_tree, compute_semantics, from_capture,
+};
+
+use super::{Analysis, Arrival, Backend, BrowseError, Effect, Navigation, Page, PageAction, SessionContext};
+use crate::tools::Do;
+
+/// How long one CDP command may take before the page counts as hung.
+const COMMAND_TIMEOUT: Duration = Duration::from_secs(10);
+/// After an action: the longest wait for the page to settle.
+const SETTLE_MAX: Duration = Duration::from_millis(2_500);
+/// After an action: how long the DOM must stay unchanged to count as
+/// settled.
+const QUIET: Duration = Duration::from_millis(200);
+/// The most new tabs one action may open; more are closed.
+const MAX_POPUPS: usize = 4;
+
+/// Where and how Chromium runs.
+#[derive(Debug, Clone)]
+pub struct ChromiumOptions {
+    /// The executable; `None`: `$WHITTLE_CHROMIUM`, then `chromium`,
+    /// `chromium-browser`, `google-chrome`, `google-chrome-stable` on PATH.
+    pub executable: Option<PathBuf>,
+    /// The viewport pages are laid out in.
+    pub viewport: Viewport,
+    /// Where downloads go.
+    pub downloads: PathBuf,
+    /// The longest a navigation may take.
+    pub nav_timeout: Duration,
+    /// The largest download kept; a bigger one is cancelled.
+    pub max_download_bytes: u64,
+}
+
+impl Default for ChromiumOptions {
+    fn default() -> ChromiumOptions {
+        ChromiumOptions {
+            executable: None,
+            viewport: Viewport::default(),
+            downloads: std::env::temp_dir().join("whittle-downloads"),
+            nav_timeout: Duration::from_secs(20),
+            max_download_bytes: 100 * 1024 * 1024,
+        }
+    }
+}
+
+/// Finds the Chromium executable: the one given, else the environment's,
+/// else the first of the usual names on PATH.
+pub fn find_chromium(given: Option<&Path>) -> Result<PathBuf, BrowseError> {
+    if let Some(p) = given {
+        return if p.is_file() {
+            Ok(p.to_owned())
+        } else {
+            Err(BrowseError::new("engine_unavailable", format!("no Chromium at {}", p.display())))
+        };
+    }
+    if let Some(p) = std::env::var_os("WHITTLE_CHROMIUM").map(PathBuf::from) {
+        return find_chromium(Some(&p));
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    for name in ["chromium", "chromium-browser", "google-chrome", "google-chrome-stable"] {
+        for dir in std::env::split_paths(&path) {
+            let candidate = dir.join(name);
+            if candidate.is_file() {
+                return Ok(candidate);
+            }
+        }
+    }
+    Err(BrowseError::new(
+        "engine_unavailable",
+        "no Chromium found (install chromium, or give its path with --chromium or WHITTLE_CHROMIUM)",
+    ))
+}
+
+/// The Chromium backend. Cheap to clone; clones share the one browser.
+#[derive(Debug, Clone)]
+pub struct CdpBackend {
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    options: ChromiumOptions,
+    running: tokio::sync::Mutex<Option<Arc<Running>>>,
+    launches: AtomicU64,
+}
+
+/// One launched Chromium.
+struct Running {
+    browser: Browser,
+    /// False once its event loop ended (crash, kill, closed pipe).
+    alive: Arc<AtomicBool>,
+    /// Which launch this is (1 for the first).
+    number: u64,
+    /// The browser context of each session.
+    contexts: tokio::sync::Mutex<HashMap<u64, BrowserContextId>>,
+    downloads: Arc<Mutex<Downloads>>,
+    profile: PathBuf,
+}
+
+impl fmt::Debug for Running {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Running").field("number", &self.number).field("alive", &self.alive).finish_non_exhaustive()
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        // The browser's child process is killed on drop (chromiumoxide
+        // sets kill_on_drop, tokio reaps it); the profile goes too.
+        let _ = std::fs::remove_dir_all(&self.profile);
+    }
+}
+
+/// Downloads seen, by guid.
+#[derive(Debug, Default)]
+struct Downloads {
+    /// guid → (frame, file name, state, bytes).
+    items: HashMap<String, Download>,
+}
+
+#[derive(Debug, Clone)]
+struct Download {
+    frame: String,
+    name: String,
+    state: DownloadState,
+    bytes: u64,
+    reported: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum DownloadState {
+    Going,
+    Done,
+    Failed,
+    TooLarge,
+}
+
+impl CdpBackend {
+    /// A backend that launches Chromium when a page is first opened.
+    pub fn new(options: ChromiumOptions) -> CdpBackend {
+        CdpBackend { inner: Arc::new(Inner { options, running: tokio::sync::Mutex::new(None), launches: AtomicU64::new(0) }) }
+    }
+
+    /// Whether a Chromium executable can be found (without launching it).
+    pub fn available(&self) -> bool {
+        find_chromium(self.inner.options.executable.as_deref()).is_ok()
+    }
+
+    /// The running Chromium, launched (again) if there is none or it
+    /// died; `true` when this call relaunched one that had died.
+    async fn running(&self) -> Result<(Arc<Running>, bool), BrowseError> {
+        let mut slot = self.inner.running.lock().await;
+        let mut relaunched = false;
+        if let Some(r) = slot.as_ref() {
+            if r.alive.load(Ordering::SeqCst) {
+                return Ok((r.clone(), false));
+            }
+            relaunched = true;
+            *slot = None;
+        }
+        let r = Arc::new(self.launch().await?);
+        watch_downloads(&r, self.inner.options.max_download_bytes).await;
+        *slot = Some(r.clone());
+        Ok((r, relaunched))
+    }
+
+    async fn launch(&self) -> Result<Running, BrowseError> {
+        let o = &self.inner.options;
+        let exe = find_chromium(o.executable.as_deref())?;
+        let number = self.inner.launches.fetch_add(1, Ordering::SeqCst) + 1;
+        let profile = std::env::temp_dir().join(format!("whittle-chromium-{}-{number}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&profile);
+        std::fs::create_dir_all(&profile)
+            .map_err(|e| BrowseError::new("engine_unavailable", format!("cannot make Chromium's profile folder: {e}")))?;
+        let mut builder = BrowserConfig::builder()
+            .chrome_executable(&exe)
+            .new_headless_mode()
+            .user_data_dir(&profile)
+            .viewport(chromiumoxide::handler::viewport::Viewport {
+                width: o.viewport.width,
+                height: o.viewport.height,
+                device_scale_factor: Some(1.0),
+                emulating_mobile: false,
+                is_landscape: false,
+                has_touch: false,
+            })
+            .window_size(o.viewport.width, o.viewport.height)
+            .launch_timeout(Duration::from_secs(20))
+            .request_timeout(COMMAND_TIMEOUT)
+            .args(["disable-gpu", "disable-quic", "disable-component-update", "disable-sync", "no-first-run", "disable-background-networking", "mute-audio"]);
+        if running_as_root() {
+            builder = builder.no_sandbox();
+        }
+        let config = builder.build().map_err(|e| BrowseError::new("engine_unavailable", format!("Chromium: {e}")))?;
+        let (browser, mut handler) = Browser::launch(config)
+            .await
+            .map_err(|e| BrowseError::new("engine_unavailable", format!("Chromium did not start ({}): {e}", exe.display())))?;
+        let alive = Arc::new(AtomicBool::new(true));
+        let flag = alive.clone();
+        tokio::spawn(async move {
+            while let Some(event) = handler.next().await {
+                // A message chromiumoxide cannot decode is not fatal; a
+                // closed connection ends the stream.
+                if let Err(chromiumoxide::error::CdpError::Ws(_)) = event {
+                    break;
+                }
+            }
+            flag.store(false, Ordering::SeqCst);
+        });
+        let downloads = Arc::new(Mutex::new(Downloads::default()));
+        Ok(Running { browser, alive, number, contexts: tokio::sync::Mutex::new(HashMap::new()), downloads, profile })
+    }
+
+    /// Opens a Chromium page for a session (its browser context made on
+    /// first use).
+    async fn new_target(&self, session: u64) -> Result<(Arc<Running>, chromiumoxide::Page, bool), BrowseError> {
+        let (running, relaunched) = self.running().await?;
+        let context = {
+            let mut contexts = running.contexts.lock().await;
+            match contexts.get(&session) {
+                Some(c) => c.clone(),
+                None => {
+                    let c = bounded(running.browser.create_browser_context(CreateBrowserContextParams::default())).await?;
+                    let downloads = self.inner.options.downloads.clone();
+                    let _ = std::fs::create_dir_all(&downloads);
+                    let behavior = SetDownloadBehaviorParams::builder()
+                        .behavior(SetDownloadBehaviorBehavior::AllowAndName)
+                        .browser_context_id(c.clone())
+                        .download_path(downloads.display().to_string())
+                        .events_enabled(true)
+                        .build()
+                        .map_err(cdp_error)?;
+                    bounded(running.browser.execute(behavior)).await?;
+                    contexts.insert(session, c.clone());
+                    c
+                }
+            }
+        };
+        let params = CreateTargetParams::builder().url("about:blank").browser_context_id(context).build().map_err(cdp_error)?;
+        let page = bounded(running.browser.new_page(params)).await?;
+        Ok((running, page, relaunched))
+    }
+}
+
+#[async_trait]
+impl Backend for CdpBackend {
+    fn engine(&self) -> &'static str {
+        "chromium"
+    }
+
+    async fn open_page(&self, session: &SessionContext) -> Result<Box<dyn Page>, BrowseError> {
+        Ok(Box::new(CdpPage::open(self.clone(), session).await?))
+    }
+}
+
+/// The last capture of a page.
+#[derive(Debug)]
+struct Live {
+    analysis: Analysis,
+    /// Per document node: Chromium's backend node id.
+    backend_ids: Vec<Option<i64>>,
+}
+
+/// A tab in Chromium.
+#[derive(Debug)]
+pub struct CdpPage {
+    backend: CdpBackend,
+    running: Arc<Running>,
+    session: u64,
+    viewport: Viewport,
+    page: chromiumoxide::Page,
+    url: Option<Url>,
+    generation: u64,
+    live: Option<Live>,
+    /// The page may have changed since the last capture.
+    stale: bool,
+    notices: Vec<String>,
+    dialogs: Arc<DialogState>,
+    /// New tabs this page opened that were already handed over.
+    popups_seen: HashSet<TargetId>,
+    /// Cookies to set before the first navigation.
+    cookies: Option<Vec<(String, String)>>,
+}
+
+/// The main frame of a page.
+#[derive(Debug, Clone)]
+struct Frame {
+    id: String,
+    loader: String,
+    url: String,
+}
+
+/// Dialogs: dismissed unless the current action was confirmed; each one
+/// is reported once as a `!` line.
+#[derive(Debug, Default)]
+struct DialogState {
+    accept: AtomicBool,
+    lines: Mutex<Vec<String>>,
+}
+
+impl CdpPage {
+    /// A new blank tab of `session`'s browser context.
+    pub async fn open(backend: CdpBackend, session: &SessionContext) -> Result<CdpPage, BrowseError> {
+        let (running, page, relaunched) = backend.new_target(session.session).await?;
+        let dialogs = Arc::new(DialogState::default());
+        watch_dialogs(&page, dialogs.clone()).await;
+        let mut notices = Vec::new();
+        if relaunched {
+            notices.push(restarted_notice());
+        }
+        Ok(CdpPage {
+            backend,
+            running,
+            session: session.session,
+            viewport: session.viewport,
+            page,
+            url: None,
+            generation: 0,
+            live: None,
+            stale: true,
+            notices,
+            dialogs,
+            popups_seen: HashSet::new(),
+            cookies: None,
+        })
+    }
+
+    /// Cookies to set before the first navigation (what the static path's
+    /// jar held for the page, when a tab moves to Chromium).
+    pub fn with_cookies(mut self, cookies: Vec<(String, String)>) -> CdpPage {
+        self.cookies = Some(cookies);
+        self
+    }
+
+    fn alive(&self) -> bool {
+        self.running.alive.load(Ordering::SeqCst)
+    }
+
+    /// A fresh target when Chromium died under this tab (its page is
+    /// lost); says so in a notice.
+    async fn revive(&mut self) -> Result<(), BrowseError> {
+        if self.alive() {
+            return Ok(());
+        }
+        let (running, page, _) = self.backend.new_target(self.session).await?;
+        self.running = running;
+        self.page = page;
+        watch_dialogs(&self.page, self.dialogs.clone()).await;
+        self.live = None;
+        self.stale = true;
+        self.generation += 1;
+        self.popups_seen.clear();
+        self.notices = vec![restarted_notice()];
+        Ok(())
+    }
+
+    fn dead() -> BrowseError {
+        BrowseError::new("engine_crashed", "Chromium stopped and this tab's page was lost: navigate to load it again")
+    }
+
+    /// The main frame: its id, its loader id (a new one is a new
+    /// document) and its URL.
+    async fn frame(&self) -> Result<Frame, BrowseError> {
+        let tree = bounded(self.page.execute(GetFrameTreeParams::default())).await?;
+        let f = &tree.result.frame_tree.frame;
+        Ok(Frame { id: f.id.inner().clone(), loader: f.loader_id.inner().clone(), url: f.url.clone() })
+    }
+
+    async fn load(&mut self, go: impl std::future::Future<Output = Result<(), BrowseError>>) -> Result<Arrival, BrowseError> {
+        let from = self.url.clone();
+        let timeout = self.backend.inner.options.nav_timeout;
+        let outcome = tokio::time::timeout(timeout, go).await;
+        self.stale = true;
+        self.generation += 1;
+        self.live = None;
+        match outcome {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => return Err(e),
+            Err(_) => {
+                let _ = tokio::time::timeout(Duration::from_secs(2), self.page.execute(StopLoadingParams::default())).await;
+                return Err(BrowseError::new("nav_timeout", format!("the page did not load within {} s", timeout.as_secs())));
+            }
+        }
+        self.wait_ready(timeout).await;
+        let url = self.frame().await?.url;
+        let to = Url::parse(&url).map_err(|_| BrowseError::new("nav_failed", "the page has no URL whittle can read"))?;
+        self.url = Some(to.clone());
+        Ok(Arrival { from, to })
+    }
+
+    /// Waits (bounded) until the document has loaded and the DOM is
+    /// quiet.
+    async fn wait_ready(&self, limit: Duration) {
+        let start = tokio::time::Instant::now();
+        while start.elapsed() < limit {
+            match self.eval_value("document.readyState").await {
+                Ok(serde_json::Value::String(s)) if s == "complete" || s == "interactive" => break,
+                Err(_) => break,
+                _ => tokio::time::sleep(Duration::from_millis(50)).await,
+            }
+        }
+        self.settle().await;
+    }
+
+    /// Waits until the DOM stopped changing for [`QUIET`], at most
+    /// [`SETTLE_MAX`].
+    async fn settle(&self) {
+        let start = tokio::time::Instant::now();
+        let mut last: Option<serde_json::Value> = None;
+        let mut quiet_since = tokio::time::Instant::now();
+        while start.elapsed() < SETTLE_MAX {
+            let probe = "(() => { const b = document.body; return b ? [document.getElementsByTagName('*').length, b.innerText.length, document.readyState] : [0, 0, document.readyState]; })()";
+            let now = match self.eval_value(probe).await {
+                Ok(v) => v,
+                Err(_) => return,
+            };
+            if last.as_ref() != Some(&now) {
+                last = Some(now);
+                quiet_since = tokio::time::Instant::now();
+            } else if quiet_since.elapsed() >= QUIET {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    async fn eval_value(&self, expression: &str) -> Result<serde_json::Value, BrowseError> {
+        let params = chromiumoxide::cdp::js_protocol::runtime::EvaluateParams::builder()
+            .expression(expression)
+            .return_by_value(true)
+            .build()
+            .map_err(cdp_error)?;
+        let r = bounded(self.page.execute(params)).await?;
+        if r.result.exception_details.is_some() {
+            return Err(BrowseError::new("internal", "a page script failed"));
+        }
+        Ok(r.result.result.value.clone().unwrap_or(serde_json::Value::Null))
+    }
+
+    /// Captures the page and builds its analysis; refs of the previous
+    /// capture follow their elements by backend node id.
+    async fn capture(&mut self, refs: &mut RefTable) -> Result<(), BrowseError> {
+        let params = CaptureSnapshotParams::new(whittle_engine::COMPUTED_PROPERTIES.iter().map(|s| (*s).to_owned()).collect());
+        let snapshot = bounded(self.page.execute(params)).await?.result;
+        let viewport = self.viewport;
+        let previous = self.live.take();
+        let live = tokio::task::block_in_place(|| {
+            let (capture, backend_ids) = to_capture(&snapshot, self.url.clone(), viewport);
+            let captured = from_capture(&capture);
+            let mut ids: Vec<Option<i64>> = vec![None; captured.document.len()];
+            let mut by_backend: HashMap<i64, NodeId> = HashMap::with_capacity(captured.nodes.len());
+            for (i, made) in captured.nodes.iter().enumerate() {
+                if let (Some(n), Some(&b)) = (made, backend_ids.get(i))
+                    && ids[n.index()].is_none()
+                {
+                    ids[n.index()] = Some(b);
+                    by_backend.insert(b, *n);
+                }
+            }
+            if let Some(prev) = &previous {
+                refs.carry(prev.analysis.document.id(), captured.document.id(), |old| {
+                    prev.backend_ids.get(old.index()).copied().flatten().and_then(|b| by_backend.get(&b).copied())
+                });
+            }
+            let semantics = compute_semantics(&captured.document, &captured.styles);
+            let tree = build_tree(&captured.document, &captured.styles, &semantics, refs);
+            Live {
+                analysis: Analysis {
+                    document: captured.document,
+                    styles: captured.styles,
+                    layout: captured.layout,
+                    semantics,
+                    tree,
+                    values_since: (self.generation, Vec::new()),
+                },
+                backend_ids: ids,
+            }
+        });
+        self.live = Some(live);
+        self.stale = false;
+        Ok(())
+    }
+
+    /// The backend node id of a node of the current capture.
+    fn backend_id(&self, node: NodeId) -> Result<BackendNodeId, BrowseError> {
+        self.live
+            .as_ref()
+            .and_then(|l| l.backend_ids.get(node.index()).copied().flatten())
+            .map(BackendNodeId::new)
+            .ok_or_else(|| BrowseError::new("unknown_ref", "that element is gone from the page: observe again"))
+    }
+
+    /// Calls `function` (JavaScript, `this` the element) and returns its
+    /// value.
+    async fn call_on(&self, node: BackendNodeId, function: &str, args: Vec<serde_json::Value>) -> Result<serde_json::Value, BrowseError> {
+        let resolved = bounded(self.page.execute(ResolveNodeParams::builder().backend_node_id(node).build())).await?;
+        let Some(object) = resolved.result.object.object_id.clone() else {
+            return Err(BrowseError::new("unknown_ref", "that element is gone from the page: observe again"));
+        };
+        let arguments: Vec<CallArgument> = args.into_iter().map(|v| CallArgument::builder().value(v).build()).collect();
+        let params = CallFunctionOnParams::builder()
+            .function_declaration(function)
+            .object_id(object)
+            .arguments(arguments)
+            .return_by_value(true)
+            .await_promise(false)
+            .user_gesture(true)
+            .build()
+            .map_err(cdp_error)?;
+        let r = bounded(self.page.execute(params)).await?;
+        if let Some(e) = &r.result.exception_details {
+            let message = e.exception.as_ref().and_then(|x| x.description.clone()).unwrap_or_else(|| e.text.clone());
+            let first = message.lines().next().unwrap_or("").chars().take(200).collect::<String>();
+            return Err(BrowseError::new("not_actionable", format!("the page refused: {first}")));
+        }
+        Ok(r.result.result.value.clone().unwrap_or(serde_json::Value::Null))
+    }
+
+    /// The centre of the element's first box, scrolled into view; `None`
+    /// when it has no box.
+    async fn centre(&self, node: BackendNodeId) -> Result<Option<(f64, f64)>, BrowseError> {
+        let _ = bounded(self.page.execute(ScrollIntoViewIfNeededParams::builder().backend_node_id(node).build())).await;
+        let quads = match bounded(self.page.execute(GetContentQuadsParams::builder().backend_node_id(node).build())).await {
+            Ok(q) => q.result.quads.clone(),
+            Err(_) => return Ok(None),
+        };
+        let Some(q) = quads.first().map(|q| q.inner().clone()) else { return Ok(None) };
+        if q.len() < 8 {
+            return Ok(None);
+        }
+        let x = (q[0] + q[2] + q[4] + q[6]) / 4.0;
+        let y = (q[1] + q[3] + q[5] + q[7]) / 4.0;
+        Ok(Some((x, y)))
+    }
+
+    async fn mouse(&self, kind: DispatchMouseEventType, x: f64, y: f64, clicks: i64) -> Result<(), BrowseError> {
+        let mut b = DispatchMouseEventParams::builder().r#type(kind.clone()).x(x).y(y);
+        if !matches!(kind, DispatchMouseEventType::MouseMoved) {
+            b = b.button(MouseButton::Left).click_count(clicks).buttons(1);
+        }
+        bounded(self.page.execute(b.build().map_err(cdp_error)?)).await?;
+        Ok(())
+    }
+
+    /// A person's click: pointer events at the box centre when the element
+    /// is what is there, else a DOM click.
+    async fn click(&self, node: BackendNodeId) -> Result<(), BrowseError> {
+        if let Some((x, y)) = self.centre(node).await? {
+            let hit = self
+                .call_on(
+                    node,
+                    "function(x, y) { const e = document.elementFromPoint(x, y); return !!e && (e === this || this.contains(e) || (this.labels && [...this.labels].some(l => l.contains(e)))); }",
+                    vec![x.into(), y.into()],
+                )
+                .await?;
+            if hit == serde_json::Value::Bool(true) {
+                self.mouse(DispatchMouseEventType::MouseMoved, x, y, 0).await?;
+                self.mouse(DispatchMouseEventType::MousePressed, x, y, 1).await?;
+                self.mouse(DispatchMouseEventType::MouseReleased, x, y, 1).await?;
+                return Ok(());
+            }
+        }
+        self.call_on(node, "function() { this.click(); }", vec![]).await.map(|_| ())
+    }
+
+    async fn key(&self, combo: &str) -> Result<(), BrowseError> {
+        let parts: Vec<&str> = combo.split('+').filter(|p| !p.is_empty()).collect();
+        let Some((last, mods)) = parts.split_last() else {
+            return Err(BrowseError::new("invalid_args", "press: `key` is empty"));
+        };
+        let mut modifiers = 0i64;
+        for m in mods {
+            modifiers |= match m.to_ascii_lowercase().as_str() {
+                "alt" => 1,
+                "control" | "ctrl" => 2,
+                "meta" | "cmd" | "command" => 4,
+                "shift" => 8,
+                other => return Err(BrowseError::new("invalid_args", format!("press: unknown modifier {other:?}"))),
+            };
+        }
+        let def = chromiumoxide::keys::USKEYBOARD_LAYOUT
+            .iter()
+            .find(|k| k.key == *last)
+            .or_else(|| chromiumoxide::keys::USKEYBOARD_LAYOUT.iter().find(|k| k.key.eq_ignore_ascii_case(last)))
+            .ok_or_else(|| BrowseError::new("invalid_args", format!("press: unknown key {last:?}")))?;
+        let text = if modifiers & !8 != 0 { None } else { def.text.map(str::to_owned).or_else(|| (def.key.chars().count() == 1).then(|| def.key.to_owned())) };
+        let down = DispatchKeyEventParams::builder()
+            .r#type(if text.is_some() { DispatchKeyEventType::KeyDown } else { DispatchKeyEventType::RawKeyDown })
+            .key(def.key)
+            .code(def.code)
+            .windows_virtual_key_code(def.key_code)
+            .native_virtual_key_code(def.key_code)
+            .modifiers(modifiers);
+        let down = match &text {
+            Some(t) => down.text(t.clone()).unmodified_text(t.clone()),
+            None => down,
+        };
+        bounded(self.page.execute(down.build().map_err(cdp_error)?)).await?;
+        let up = DispatchKeyEventParams::builder()
+            .r#type(DispatchKeyEventType::KeyUp)
+            .key(def.key)
+            .code(def.code)
+            .windows_virtual_key_code(def.key_code)
+            .native_virtual_key_code(def.key_code)
+            .modifiers(modifiers)
+            .build()
+            .map_err(cdp_error)?;
+        bounded(self.page.execute(up)).await?;
+        Ok(())
+    }
+
+    /// New tabs this page opened since the last look, as pages of this
+    /// backend; past [`MAX_POPUPS`] they are closed.
+    async fn popups(&mut self) -> Vec<CdpPage> {
+        let Ok(pages) = bounded(self.running.browser.pages()).await else { return Vec::new() };
+        let me = self.page.target_id().clone();
+        let mut out = Vec::new();
+        for p in pages {
+            if p.opener_id().as_ref() != Some(&me) || !self.popups_seen.insert(p.target_id().clone()) {
+                continue;
+            }
+            if out.len() >= MAX_POPUPS {
+                let _ = tokio::time::timeout(Duration::from_secs(2), p.close()).await;
+                continue;
+            }
+            let dialogs = Arc::new(DialogState::default());
+            watch_dialogs(&p, dialogs.clone()).await;
+            let mut page = CdpPage {
+                backend: self.backend.clone(),
+                running: self.running.clone(),
+                session: self.session,
+                viewport: self.viewport,
+                page: p,
+                url: None,
+                generation: 1,
+                live: None,
+                stale: true,
+                notices: Vec::new(),
+                dialogs,
+                popups_seen: HashSet::new(),
+                cookies: None,
+            };
+            page.wait_ready(self.backend.inner.options.nav_timeout).await;
+            if let Ok(f) = page.frame().await {
+                page.url = Url::parse(&f.url).ok();
+            }
+            out.push(page);
+        }
+        out
+    }
+
+    /// Downloads this page started: `↧` lines, waiting (bounded) for them
+    /// to finish.
+    async fn download_lines(&self) -> Vec<String> {
+        let Ok(Frame { id: frame_id, .. }) = self.frame().await else { return Vec::new() };
+        let folder = self.backend.inner.options.downloads.clone();
+        let start = tokio::time::Instant::now();
+        loop {
+            let (going, lines) = {
+                let mut d = self.running.downloads.lock().unwrap_or_else(|e| e.into_inner());
+                let mine: Vec<&mut Download> = d.items.values_mut().filter(|x| x.frame == frame_id && !x.reported).collect();
+                let going = mine.iter().any(|x| x.state == DownloadState::Going);
+                let mut lines = Vec::new();
+                if !going || start.elapsed() > Duration::from_secs(30) {
+                    for x in mine {
+                        x.reported = true;
+                        let path = folder.join(&x.name);
+                        lines.push(match x.state {
+                            DownloadState::Done => format!("↧ downloaded {} → {}", x.name, path.display()),
+                            DownloadState::Going => format!("↧ still downloading {} → {}", x.name, path.display()),
+                            DownloadState::TooLarge => format!(
+                                "✗ download {} cancelled: larger than {} MB",
+                                x.name,
+                                self.backend.inner.options.max_download_bytes / (1024 * 1024)
+                            ),
+                            DownloadState::Failed => format!("✗ download {} failed", x.name),
+                        });
+                    }
+                }
+                (going, lines)
+            };
+            if !lines.is_empty() || !going {
+                return lines;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    /// A screenshot (JPEG) of the viewport, or of `clip` (page
+    /// coordinates).
+    pub async fn screenshot_bytes(&mut self, clip: Option<Rect>) -> Result<Vec<u8>, BrowseError> {
+        if !self.alive() {
+            return Err(Self::dead());
+        }
+        let mut params = CaptureScreenshotParams::builder().format(CaptureScreenshotFormat::Jpeg).quality(80);
+        if let Some(r) = clip {
+            params = params
+                .clip(ClipViewport {
+                    x: f64::from(r.x),
+                    y: f64::from(r.y),
+                    width: f64::from(r.width.max(1.0)),
+                    height: f64::from(r.height.max(1.0)),
+                    scale: 1.0,
+                })
+                .capture_beyond_viewport(true);
+        }
+        let shot = bounded(self.page.execute(params.build())).await?;
+        use base64::Engine as _;
+        let data: &str = shot.result.data.as_ref();
+        base64::engine::general_purpose::STANDARD
+            .decode(data)
+            .map_err(|e| BrowseError::new("internal", format!("Chromium's screenshot could not be read: {e}")))
+    }
+}
+
+#[async_trait]
+impl Page for CdpPage {
+    fn engine(&self) -> &'static str {
+        "chromium"
+    }
+
+    fn url(&self) -> Option<&Url> {
+        self.url.as_ref()
+    }
+
+    fn notices(&self) -> Vec<String> {
+        self.notices.clone()
+    }
+
+    fn touch(&mut self) {
+        // A live page changes by itself: the next analysis captures again.
+        self.stale = true;
+        self.generation += 1;
+    }
+
+    fn take_events(&mut self) -> Vec<String> {
+        std::mem::take(&mut *self.dialogs.lines.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    async fn navigate(&mut self, to: Navigation, _confirm: bool) -> Result<Arrival, BrowseError> {
+        self.revive().await?;
+        if let (Some(cookies), Navigation::To(url)) = (self.cookies.take(), &to) {
+            for (name, value) in cookies {
+                if let Ok(p) = SetCookieParams::builder().name(name).value(value).url(url.as_str()).build() {
+                    let _ = bounded(self.page.execute(p)).await;
+                }
+            }
+        }
+        let page = self.page.clone();
+        match to {
+            Navigation::To(url) => {
+                let go = async move {
+                    let params = NavigateParams::builder().url(url.as_str()).build().map_err(cdp_error)?;
+                    let r = page.execute(params).await.map_err(cdp_error)?;
+                    match &r.result.error_text {
+                        Some(e) => Err(BrowseError::new("nav_failed", format!("Chromium could not load it: {e}"))),
+                        None => Ok(()),
+                    }
+                };
+                self.load(go).await
+            }
+            Navigation::Reload => {
+                let go = async move { page.execute(ReloadParams::default()).await.map(|_| ()).map_err(cdp_error) };
+                self.load(go).await
+            }
+            Navigation::Back | Navigation::Forward => {
+                let history = bounded(self.page.execute(GetNavigationHistoryParams::default())).await?;
+                let step: i64 = if matches!(to, Navigation::Back) { -1 } else { 1 };
+                let i = history.result.current_index + step;
+                let Some(entry) = usize::try_from(i).ok().and_then(|i| history.result.entries.get(i)) else {
+                    return Err(BrowseError::new("nav_failed", if step < 0 { "no page to go back to" } else { "no page to go forward to" }));
+                };
+                let id = entry.id;
+                let go = async move {
+                    page.execute(NavigateToHistoryEntryParams::new(id)).await.map(|_| ()).map_err(cdp_error)
+                };
+                self.load(go).await
+            }
+        }
+    }
+
+    async fn analysis(&mut self, refs: &mut RefTable) -> Result<&Analysis, BrowseError> {
+        if !self.alive() {
+            return Err(Self::dead());
+        }
+        if self.url.is_none() {
+            return Err(BrowseError::new("no_page", "this tab is empty: navigate somewhere first"));
+        }
+        if self.stale || self.live.is_none() {
+            self.capture(refs).await?;
+        }
+        self.live.as_ref().map(|l| &l.analysis).ok_or_else(|| BrowseError::new("internal", "no capture"))
+    }
+
+    async fn act(&mut self, action: PageAction<'_>) -> Result<Effect, BrowseError> {
+        if !self.alive() {
+            return Err(Self::dead());
+        }
+        let before = self.frame().await?;
+        self.dialogs.accept.store(action.confirm, Ordering::SeqCst);
+        let target = match action.target {
+            Some(n) => Some(self.backend_id(n)?),
+            None => None,
+        };
+        let result = self.perform(&action, target).await;
+        self.after_action(before, result).await
+    }
+
+    fn document_id(&self) -> Option<DocumentId> {
+        self.live.as_ref().map(|l| l.analysis.document.id())
+    }
+
+    fn generation(&self) -> u64 {
+        self.generation
+    }
+
+    async fn screenshot(&mut self, clip: Option<Rect>) -> Result<Vec<u8>, BrowseError> {
+        self.screenshot_bytes(clip).await
+    }
+
+    fn is_live(&self) -> bool {
+        true
+    }
+}
+
+impl CdpPage {
+    /// Runs `action` on the element `selector` finds (a tab that just
+    /// moved here from the static path: its refs name nodes of the static
+    /// document).
+    pub async fn act_at(&mut self, selector: &str, action: PageAction<'_>) -> Result<Effect, BrowseError> {
+        let node = self.find(selector).await?.ok_or_else(|| {
+            BrowseError::new("not_found", "the element is not on the page as Chromium shows it: observe again")
+        })?;
+        let before = self.frame().await?;
+        self.dialogs.accept.store(action.confirm, Ordering::SeqCst);
+        let result = self.perform(&action, Some(node)).await;
+        self.after_action(before, result).await
+    }
+
+    /// Puts values typed on the static path back into the same fields.
+    pub async fn restore_values(&mut self, values: &[(String, String)]) {
+        for (selector, value) in values {
+            if let Ok(Some(node)) = self.find(selector).await {
+                let _ = self
+                    .call_on(
+                        node,
+                        "function(v) { this.value = v; this.dispatchEvent(new Event('input', {bubbles: true})); this.dispatchEvent(new Event('change', {bubbles: true})); }",
+                        vec![value.clone().into()],
+                    )
+                    .await;
+            }
+        }
+    }
+
+    /// What an action did: waits for the page to settle, then reports
+    /// dialogs and downloads, a new tab, a navigation, or a change.
+    async fn after_action(&mut self, before: Frame, result: Result<(), BrowseError>) -> Result<Effect, BrowseError> {
+        self.generation += 1;
+        self.stale = true;
+        if let Err(e) = result {
+            self.dialogs.accept.store(false, Ordering::SeqCst);
+            return Err(e);
+        }
+        self.settle().await;
+        let after = self.frame().await.unwrap_or_else(|_| before.clone());
+        self.dialogs.accept.store(false, Ordering::SeqCst);
+        let mut events = self.download_lines().await;
+        self.dialogs.lines.lock().unwrap_or_else(|e| e.into_inner()).append(&mut events);
+        let mut popups = self.popups().await;
+        if !popups.is_empty() {
+            let first = popups.remove(0);
+            for extra in popups {
+                let _ = tokio::time::timeout(Duration::from_secs(2), extra.page.close()).await;
+            }
+            return Ok(Effect::Opened(Box::new(first)));
+        }
+        if after.loader != before.loader {
+            self.wait_ready(self.backend.inner.options.nav_timeout).await;
+            let url = self.frame().await?.url;
+            let from = self.url.clone();
+            let to = Url::parse(&url).map_err(|_| BrowseError::new("nav_failed", "the page has no URL whittle can read"))?;
+            self.url = Some(to.clone());
+            self.live = None;
+            return Ok(Effect::Navigated(Arrival { from, to }));
+        }
+        if after.url != before.url {
+            self.url = Url::parse(&after.url).ok().or(self.url.take());
+        }
+        Ok(Effect::Changed)
+    }
+
+    /// The backend node id of the first element `selector` matches.
+    async fn find(&self, selector: &str) -> Result<Option<BackendNodeId>, BrowseError> {
+        let params = chromiumoxide::cdp::js_protocol::runtime::EvaluateParams::builder()
+            .expression(format!("document.querySelector({})", serde_json::Value::String(selector.to_owned())))
+            .build()
+            .map_err(cdp_error)?;
+        let r = bounded(self.page.execute(params)).await?;
+        let Some(object) = r.result.result.object_id.clone() else { return Ok(None) };
+        let node = bounded(self.page.execute(DescribeNodeParams::builder().object_id(object).build())).await?;
+        Ok(Some(node.result.node.backend_node_id))
+    }
+
+    /// Closes the tab in Chromium.
+    pub async fn close(self) {
+        let _ = tokio::time::timeout(Duration::from_secs(2), self.page.close()).await;
+    }
+
+    async fn perform(&mut self, a: &PageAction<'_>, target: Option<BackendNodeId>) -> Result<(), BrowseError> {
+        let need = || target.ok_or_else(|| BrowseError::new("invalid_args", "this action needs a `ref`"));
+        match a.action {
+            Do::Click => self.click(need()?).await,
+            Do::Hover => {
+                let node = need()?;
+                match self.centre(node).await? {
+                    Some((x, y)) => self.mouse(DispatchMouseEventType::MouseMoved, x, y, 0).await,
+                    None => Err(BrowseError::new("not_actionable", "has no box to point at")),
+                }
+            }
+            Do::Check | Do::Uncheck => {
+                let node = need()?;
+                let want = a.action == Do::Check;
+                let state = self.call_on(node.clone(), "function() { return ('checked' in this) ? this.checked : (this.getAttribute('aria-checked') === 'true'); }", vec![]).await?;
+                if state.as_bool() != Some(want) {
+                    self.click(node).await?;
+                }
+                Ok(())
+            }
+            Do::Type => {
+                let node = need()?;
+                let text = a.text.unwrap_or("");
+                let editable = self
+                    .call_on(
+                        node.clone(),
+                        "function() { if (this.disabled) return 'disabled'; if (this.readOnly) return 'readonly'; this.focus(); \
+                         if (typeof this.select === 'function' && 'value' in this) { this.select(); return 'ok'; } \
+                         if (this.isContentEditable) { const r = document.createRange(); r.selectNodeContents(this); const s = getSelection(); s.removeAllRanges(); s.addRange(r); return 'ok'; } \
+                         return 'not-editable'; }",
+                        vec![],
+                    )
+                    .await?;
+                match editable.as_str() {
+                    Some("ok") => {}
+                    Some("disabled") => return Err(BrowseError::new("not_actionable", "is disabled")),
+                    Some("readonly") => return Err(BrowseError::new("not_actionable", "is read-only")),
+                    _ => return Err(BrowseError::new("not_actionable", "is not a field one can type into")),
+                }
+                if text.is_empty() {
+                    self.key("Delete").await
+                } else {
+                    bounded(self.page.execute(InsertTextParams::new(text))).await.map(|_| ())
+                }
+            }
+            Do::Clear => {
+                let node = need()?;
+                self.call_on(
+                    node,
+                    "function() { this.focus(); if ('value' in this) { this.value = ''; } else if (this.isContentEditable) { this.textContent = ''; } \
+                     this.dispatchEvent(new Event('input', {bubbles: true})); this.dispatchEvent(new Event('change', {bubbles: true})); }",
+                    vec![],
+                )
+                .await
+                .map(|_| ())
+            }
+            Do::Select => {
+                let node = need()?;
+                let missing = self
+                    .call_on(
+                        node,
+                        "function(wanted) { if (!this.options) return ['not a list of options']; \
+                         const norm = s => s.replace(/\\s+/g, ' ').trim().toLowerCase(); \
+                         const picks = wanted.map(w => [...this.options].find(o => norm(o.label) === norm(w) || o.value === w || norm(o.text) === norm(w))); \
+                         const missing = wanted.filter((w, i) => !picks[i]); if (missing.length) return missing; \
+                         if (this.multiple) { for (const o of this.options) o.selected = picks.includes(o); } else { picks[0].selected = true; } \
+                         this.dispatchEvent(new Event('input', {bubbles: true})); this.dispatchEvent(new Event('change', {bubbles: true})); return []; }",
+                        vec![serde_json::json!(a.values)],
+                    )
+                    .await?;
+                match missing.as_array() {
+                    Some(m) if !m.is_empty() => {
+                        let names: Vec<String> = m.iter().filter_map(|v| v.as_str()).map(|s| format!("{s:?}")).collect();
+                        Err(BrowseError::new("not_found", format!("has no option {}", names.join(", "))))
+                    }
+                    _ => Ok(()),
+                }
+            }
+            Do::Press => {
+                if let Some(node) = target.clone() {
+                    let _ = bounded(self.page.execute(FocusParams::builder().backend_node_id(node).build())).await;
+                }
+                self.key(a.key.unwrap_or("")).await
+            }
+            Do::Scroll => {
+                let dy = a.dy.unwrap_or(1.0);
+                match target {
+                    Some(node) => self
+                        .call_on(node, "function(dy) { this.scrollBy(0, dy * (this.clientHeight || innerHeight)); }", vec![dy.into()])
+                        .await
+                        .map(|_| ()),
+                    None => self.eval_value(&format!("window.scrollBy(0, {dy} * innerHeight)")).await.map(|_| ()),
+                }
+            }
+            Do::Upload => {
+                let node = need()?;
+                let mut files = Vec::new();
+                for f in a.files {
+                    let p = Path::new(f);
+                    if !p.is_file() {
+                        return Err(BrowseError::new("invalid_args", format!("no file {f:?}")));
+                    }
+                    files.push(p.canonicalize().unwrap_or_else(|_| p.to_owned()).display().to_string());
+                }
+                let params = SetFileInputFilesParams::builder().files(files).backend_node_id(node).build().map_err(cdp_error)?;
+                bounded(self.page.execute(params)).await.map(|_| ())
+            }
+            Do::Submit => {
+                let node = need()?;
+                self.call_on(
+                    node,
+                    "function() { const f = this.form || this.closest('form') || (this.tagName === 'FORM' ? this : null); \
+                     if (!f) throw new Error('is not in a form'); if (f.requestSubmit) f.requestSubmit(); else f.submit(); }",
+                    vec![],
+                )
+                .await
+                .map(|_| ())
+            }
+        }
+    }
+}
+
+/// Turns a DOMSnapshot into the engine's neutral capture, with each
+/// captured node's backend node id.
+fn to_capture(snapshot: &CaptureSnapshotReturns, url: Option<Url>, viewport: Viewport) -> (Capture, Vec<i64>) {
+    let strings = &snapshot.strings;
+    let s = |i: i64| -> &str { usize::try_from(i).ok().and_then(|i| strings.get(i)).map_or("", String::as_str) };
+    let Some(doc) = snapshot.documents.first() else {
+        return (Capture { url, viewport, ..Capture::default() }, Vec::new());
+    };
+    let nodes = &doc.nodes;
+    let n = nodes.parent_index.as_ref().map_or(0, Vec::len);
+    let types = nodes.node_type.as_deref().unwrap_or(&[]);
+    let names = nodes.node_name.as_deref().unwrap_or(&[]);
+    let values = nodes.node_value.as_deref().unwrap_or(&[]);
+    let parents = nodes.parent_index.as_deref().unwrap_or(&[]);
+    let backend: Vec<i64> = nodes.backend_node_id.as_ref().map(|v| v.iter().map(|b| *b.inner()).collect()).unwrap_or_default();
+    let mut out: Vec<CapturedNode> = Vec::with_capacity(n);
+    for i in 0..n {
+        let parent = parents.get(i).and_then(|&p| usize::try_from(p).ok());
+        let name = names.get(i).map_or("", |x| s(*x.inner()));
+        let kind = match types.get(i).copied().unwrap_or(0) {
+            9 => CapturedKind::Document,
+            1 => CapturedKind::Element {
+                name: name.to_owned(),
+                attrs: nodes
+                    .attributes
+                    .as_ref()
+                    .and_then(|a| a.get(i))
+                    .map(|a| a.inner().chunks(2).filter(|c| c.len() == 2).map(|c| (s(*c[0].inner()).to_owned(), s(*c[1].inner()).to_owned())).collect())
+                    .unwrap_or_default(),
+            },
+            3 => CapturedKind::Text(values.get(i).map_or("", |x| s(*x.inner())).to_owned()),
+            8 => CapturedKind::Comment(values.get(i).map_or("", |x| s(*x.inner())).to_owned()),
+            11 if parent.is_some() => CapturedKind::ShadowRoot,
+            _ => CapturedKind::Other,
+        };
+        out.push(CapturedNode { parent, kind, ..CapturedNode::default() });
+    }
+    // Rare data: pseudo-elements, form values.
+    if let Some(p) = &nodes.pseudo_type {
+        for (&i, v) in p.index.iter().zip(&p.value) {
+            if let Some(node) = usize::try_from(i).ok().and_then(|i| out.get_mut(i)) {
+                node.kind = match s(*v.inner()) {
+                    "before" => CapturedKind::Pseudo { before: true },
+                    "after" => CapturedKind::Pseudo { before: false },
+                    _ => CapturedKind::Other,
+                };
+            }
+        }
+    }
+    if let Some(v) = &nodes.input_value {
+        for (&i, val) in v.index.iter().zip(&v.value) {
+            if let Some(node) = usize::try_from(i).ok().and_then(|i| out.get_mut(i)) {
+                node.value = Some(s(*val.inner()).to_owned());
+            }
+        }
+    }
+    for (data, set) in [(&nodes.input_checked, 0), (&nodes.option_selected, 1)] {
+        let Some(d) = data else { continue };
+        let on: HashSet<i64> = d.index.iter().copied().collect();
+        for (i, node) in out.iter_mut().enumerate() {
+            let CapturedKind::Element { name, attrs } = &node.kind else { continue };
+            let is = |n: &str| name.eq_ignore_ascii_case(n);
+            let checkable = is("input") && attrs.iter().any(|(k, v)| k.eq_ignore_ascii_case("type") && (v.eq_ignore_ascii_case("checkbox") || v.eq_ignore_ascii_case("radio")));
+            if (set == 0 && checkable) || (set == 1 && is("option")) {
+                let value = on.contains(&(i as i64));
+                if set == 0 { node.checked = Some(value) } else { node.selected = Some(value) }
+            }
+        }
+    }
+    // Layout: boxes, computed styles, laid-out text.
+    let layout = &doc.layout;
+    for (k, &i) in layout.node_index.iter().enumerate() {
+        let Some(node) = usize::try_from(i).ok().and_then(|i| out.get_mut(i)) else { continue };
+        if let Some(b) = layout.bounds.get(k).map(|r| r.inner()) {
+            if b.len() >= 4 {
+                let r = Rect { x: b[0] as f32, y: b[1] as f32, width: b[2] as f32, height: b[3] as f32 };
+                node.rect = Some(match node.rect {
+                    Some(old) => union(&old, &r),
+                    None => r,
+                });
+            }
+        }
+        if node.style.is_none()
+            && let Some(st) = layout.styles.get(k)
+            && !st.inner().is_empty()
+        {
+            node.style = Some(st.inner().iter().map(|x| s(*x.inner()).to_owned()).collect());
+        }
+        if let Some(t) = layout.text.get(k).map(|x| s(*x.inner())).filter(|t| !t.is_empty()) {
+            node.layout_text.get_or_insert_with(String::new).push_str(t);
+        }
+    }
+    let content_height = doc.content_height.unwrap_or(0.0) as f32;
+    let scroll = doc.scroll_offset_y.unwrap_or(0.0) as f32;
+    (Capture { url, viewport, scroll_y: scroll, content_height, nodes: out }, backend)
+}
+
+fn union(a: &Rect, b: &Rect) -> Rect {
+    let x = a.x.min(b.x);
+    let y = a.y.min(b.y);
+    let right = (a.x + a.width).max(b.x + b.width);
+    let bottom = a.bottom().max(b.bottom());
+    Rect { x, y, width: right - x, height: bottom - y }
+}
+
+/// Dismisses (or, for a confirmed action, accepts) each dialog as it
+/// opens and notes it as a `!` line.
+async fn watch_dialogs(page: &chromiumoxide::Page, state: Arc<DialogState>) {
+    let Ok(mut events) = page.event_listener::<EventJavascriptDialogOpening>().await else { return };
+    let page = page.clone();
+    tokio::spawn(async move {
+        while let Some(ev) = events.next().await {
+            let accept = state.accept.load(Ordering::SeqCst);
+            let kind = format!("{:?}", ev.r#type).to_lowercase();
+            let message: String = whittle_engine::collapse_whitespace(&ev.message).chars().take(300).collect();
+            let outcome = if accept { "accepted".to_owned() } else { "dismissed (repeat the action with confirm:true to accept)".to_owned() };
+            state.lines.lock().unwrap_or_else(|e| e.into_inner()).push(format!("! {kind} {message:?} {outcome}"));
+            let params = HandleJavaScriptDialogParams { accept, prompt_text: ev.default_prompt.clone().filter(|_| accept) };
+            let _ = tokio::time::timeout(COMMAND_TIMEOUT, page.execute(params)).await;
+        }
+    });
+}
+
+/// Follows the browser's downloads; cancels one that grows past `max`.
+async fn watch_downloads(running: &Arc<Running>, max: u64) {
+    let browser = &running.browser;
+    let downloads = running.downloads.clone();
+    if let Ok(mut begins) = browser.event_listener::<EventDownloadWillBegin>().await {
+        let d = downloads.clone();
+        tokio::spawn(async move {
+            while let Some(ev) = begins.next().await {
+                let name = Path::new(&ev.suggested_filename).file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "download".into());
+                d.lock().unwrap_or_else(|e| e.into_inner()).items.insert(
+                    ev.guid.clone(),
+                    Download { frame: ev.frame_id.inner().clone(), name, state: DownloadState::Going, bytes: 0, reported: false },
+                );
+            }
+        });
+    }
+    if let Ok(mut progress) = browser.event_listener::<EventDownloadProgress>().await {
+        let weak = Arc::downgrade(running);
+        tokio::spawn(async move {
+            while let Some(ev) = progress.next().await {
+                let mut cancel = false;
+                {
+                    let mut d = downloads.lock().unwrap_or_else(|e| e.into_inner());
+                    let Some(item) = d.items.get_mut(&ev.guid) else { continue };
+                    item.bytes = ev.received_bytes.max(0.0) as u64;
+                    match ev.state {
+                        DownloadProgressState::Completed => {
+                            item.state = DownloadState::Done;
+                            // Saved under its guid (AllowAndName): give it its name.
+                            if let Some(path) = &ev.file_path {
+                                let path = Path::new(path);
+                                if let Some(dir) = path.parent() {
+                                    let _ = std::fs::rename(path, dir.join(&item.name));
+                                }
+                            }
+                        }
+                        DownloadProgressState::Canceled if item.state != DownloadState::TooLarge => item.state = DownloadState::Failed,
+                        DownloadProgressState::InProgress if item.bytes > max || ev.total_bytes > max as f64 => {
+                            item.state = DownloadState::TooLarge;
+                            cancel = true;
+                        }
+                        _ => {}
+                    }
+                }
+                if cancel && let Some(r) = weak.upgrade() {
+                    let _ = tokio::time::timeout(COMMAND_TIMEOUT, r.browser.execute(CancelDownloadParams::new(ev.guid.clone()))).await;
+                }
+            }
+        });
+    }
+}
+
+fn restarted_notice() -> String {
+    "Chromium had stopped and was restarted: the pages of its tabs were lost".to_owned()
+}
+
+fn running_as_root() -> bool {
+    // The effective uid from /proc (no libc call needed).
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| s.lines().find(|l| l.starts_with("Uid:")).map(|l| l.split_whitespace().nth(2) == Some("0")))
+        .unwrap_or(false)
+}
+
+fn cdp_error(e: impl fmt::Display) -> BrowseError {
+    BrowseError::new("nav_failed", format!("Chromium: {e}"))
+}
+
+/// A CDP call bounded by [`COMMAND_TIMEOUT`]: a page that loops in script
+/// costs a timeout, not the session.
+async fn bounded<T, E: fmt::Display>(f: impl std::future::Future<Output = Result<T, E>>) -> Result<T, BrowseError> {
+    match tokio::time::timeout(COMMAND_TIMEOUT, f).await {
+        Ok(Ok(v)) => Ok(v),
+        Ok(Err(e)) => Err(cdp_error(e)),
+        Err(_) => Err(BrowseError::new("page_unresponsive", format!("Chromium did not answer within {} s (a script may be looping)", COMMAND_TIMEOUT.as_secs()))),
+    }
+}

@@ -1,0 +1,220 @@
+//! The Chromium backend against pages served on loopback: a single-page
+//! app whose content exists only after scripts run (the tab escalates,
+//! the content is observed, a form is filled and sent through CDP), dialogs,
+//! new tabs, downloads, a page that hangs, and Chromium killed under a
+//! session.
+//!
+//! One test runs the scenarios in turn on one Chromium (launching one per
+//! scenario would cost seconds each on a small machine). Without Chromium
+//! the test says it skipped and why, unless `WHITTLE_CHROMIUM_TESTS=require`
+//! (CI sets it), where that is a failure.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::json;
+use whittle::backend::auto::{AutoBackend, EnginePolicy};
+use whittle::backend::cdp::{CdpBackend, ChromiumOptions, find_chromium};
+use whittle::fetch::{Fetcher, Limits};
+use whittle::session::{Session, SessionOptions, ToolOutput};
+
+use crate::server::{Reply, Seen, Server};
+use crate::session::{call, code, ok};
+
+/// A shop whose page is an empty root that a script fills.
+const APP: &str = r#"<!doctype html><title>Greeter</title>
+<div id="root"></div>
+<noscript>You need to enable JavaScript to run this app.</noscript>
+<script>
+const root = document.getElementById('root');
+root.innerHTML = '<main><h1>Greeter</h1><form id="f"><label>Your name <input name="who"></label> <button>Greet me</button></form><p id="out"></p></main>';
+document.getElementById('f').addEventListener('submit', async (ev) => {
+  ev.preventDefault();
+  const who = new FormData(ev.target).get('who');
+  const r = await fetch('/api/greet?who=' + encodeURIComponent(who));
+  document.getElementById('out').textContent = await r.text();
+});
+</script>"#;
+
+const DIALOG: &str = r#"<!doctype html><title>Orders</title><main><h1>Order 7</h1>
+<button onclick="document.getElementById('s').textContent = confirm('Delete the order?') ? 'Order deleted' : 'Order kept'">Delete</button>
+<p id="s">Order open</p></main><script>document.title = 'Orders';</script>"#;
+
+const TABS: &str = r#"<!doctype html><title>Links</title><main><h1>Links</h1>
+<a href="/help" target="_blank">Help</a>
+<button onclick="window.open('/help')">Open help</button>
+<button onclick="for (let i = 0; i < 100; i++) window.open('/help?' + i)">Storm</button>
+<a href="/file.txt">Statement</a></main><script></script>"#;
+
+const LOOP: &str = "<!doctype html><title>Loop</title><p>Spinning</p><script>while (true) {}</script>";
+
+fn required() -> bool {
+    std::env::var("WHITTLE_CHROMIUM_TESTS").is_ok_and(|v| v == "require")
+}
+
+async fn site() -> Server {
+    Server::start(|seen: &Seen| {
+        let (path, query) = seen.path.split_once('?').unwrap_or((&seen.path, ""));
+        match path {
+            "/app" => Reply::html(APP),
+            "/api/greet" => {
+                let who = query.strip_prefix("who=").unwrap_or("").replace("%20", " ");
+                Reply::page(200, "text/plain", format!("Hello, {who}!").as_bytes())
+            }
+            "/dialog" => Reply::html(DIALOG),
+            "/tabs" => Reply::html(TABS),
+            "/help" => Reply::html("<title>Help</title><main><h1>Help</h1><p>Ask us.</p></main>"),
+            "/file.txt" => Reply::page(200, "text/plain", b"statement of account\n")
+                .header("Content-Disposition", "attachment; filename=\"statement.txt\""),
+            "/loop" => Reply::html(LOOP),
+            "/plain" => Reply::html("<title>Plain</title><main><h1>Plain page</h1><p>No scripts needed here.</p><a href=/help>Help</a></main>"),
+            _ => Reply::page(404, "text/html", b"<title>Not found</title><h1>Nothing here</h1>"),
+        }
+    })
+    .await
+}
+
+async fn session(backend: &AutoBackend) -> Session {
+    let fetcher = Fetcher::new(Limits::default(), None).unwrap_or_else(|e| panic!("{e}"));
+    Session::new(Arc::new(backend.clone()), fetcher, SessionOptions::default()).await.unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn ref_named(out: &ToolOutput, role: &str, name: &str) -> u32 {
+    let elements = &out.envelope.page_content.as_ref().unwrap_or_else(|| panic!("no page content in\n{}", out.text)).elements;
+    elements
+        .iter()
+        .find(|e| e.role == role && e.name == name)
+        .map(|e| e.ref_id)
+        .unwrap_or_else(|| panic!("no {role} {name:?} in\n{}", out.text))
+}
+
+fn engine(out: &ToolOutput) -> String {
+    serde_json::to_value(&out.envelope).map(|v| v["server"]["engine"].as_str().unwrap_or("").to_owned()).unwrap_or_default()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn chromium_backend() {
+    if let Err(e) = find_chromium(None) {
+        assert!(!required(), "WHITTLE_CHROMIUM_TESTS=require, but: {}", e.message);
+        eprintln!("chromium: SKIPPED, {} (set WHITTLE_CHROMIUM_TESTS=require to make this a failure)", e.message);
+        return;
+    }
+    let downloads = std::env::temp_dir().join(format!("whittle-test-downloads-{}", std::process::id()));
+    let options = ChromiumOptions { downloads: downloads.clone(), nav_timeout: Duration::from_secs(5), ..ChromiumOptions::default() };
+    let cdp = CdpBackend::new(options);
+    let auto = AutoBackend::new(EnginePolicy::Auto, cdp.clone());
+    let always = AutoBackend::new(EnginePolicy::Chromium, cdp.clone());
+    let never = AutoBackend::new(EnginePolicy::Static, cdp);
+    let site = site().await;
+
+    a_script_page_escalates_and_its_form_works(&auto, &never, &site).await;
+    a_plain_page_stays_static(&auto, &site).await;
+    dialogs_are_dismissed_then_accepted_on_confirm(&always, &site).await;
+    new_tabs_and_downloads(&always, &site, &downloads).await;
+    a_looping_page_times_out_and_the_session_goes_on(&always, &site).await;
+    a_killed_chromium_is_relaunched(&always, &site).await;
+    let _ = std::fs::remove_dir_all(&downloads);
+}
+
+async fn a_script_page_escalates_and_its_form_works(auto: &AutoBackend, never: &AutoBackend, site: &Server) {
+    // Without Chromium the page is shown as served, with a note.
+    let mut s = session(never).await;
+    let out = call(&mut s, "navigate", json!({"url": site.url("/app").as_str()})).await;
+    assert!(ok(&out).contains("⚠ this page needs scripts: shown without them"), "{}", out.text);
+    assert!(!out.text.contains("Greet me"));
+
+    let mut s = session(auto).await;
+    let out = call(&mut s, "navigate", json!({"url": site.url("/app").as_str()})).await;
+    let text = ok(&out);
+    assert!(text.contains("⚠ this page needs scripts: switched to Chromium"), "{text}");
+    assert_eq!(engine(&out), "chromium");
+    assert!(text.contains("h1 Greeter"), "{text}");
+    let field = ref_named(&out, "textbox", "Your name");
+    let button = ref_named(&out, "button", "Greet me");
+    let out = call(&mut s, "act", json!({"steps": [
+        {"do": "type", "ref": field, "text": "Ada Lovelace"},
+        {"do": "click", "ref": button}
+    ]}))
+    .await;
+    let text = ok(&out);
+    assert!(text.contains(&format!("✓ type [{field}] textbox \"Your name\" \"Ada Lovelace\"")), "{text}");
+    assert!(text.contains("Hello, Ada Lovelace!"), "{text}");
+    // The refs stayed: the field is still the same ref after captures.
+    let out = call(&mut s, "observe", json!({})).await;
+    assert_eq!(ref_named(&out, "textbox", "Your name"), field);
+    assert!(ok(&out).contains("= \"Ada Lovelace\""), "{}", out.text);
+}
+
+async fn a_plain_page_stays_static(auto: &AutoBackend, site: &Server) {
+    let mut s = session(auto).await;
+    let out = call(&mut s, "navigate", json!({"url": site.url("/plain").as_str()})).await;
+    assert_eq!(engine(&out), "static", "{}", out.text);
+    assert!(!ok(&out).contains("Chromium"));
+}
+
+async fn dialogs_are_dismissed_then_accepted_on_confirm(always: &AutoBackend, site: &Server) {
+    let mut s = session(always).await;
+    let out = call(&mut s, "navigate", json!({"url": site.url("/dialog").as_str()})).await;
+    let delete = ref_named(&out, "button", "Delete");
+    let out = call(&mut s, "act", json!({"do": "click", "ref": delete})).await;
+    let text = ok(&out);
+    assert!(text.contains("! confirm \"Delete the order?\" dismissed (repeat the action with confirm:true to accept)"), "{text}");
+    assert!(text.contains("Order kept"), "{text}");
+    let out = call(&mut s, "act", json!({"do": "click", "ref": delete, "confirm": true})).await;
+    let text = ok(&out);
+    assert!(text.contains("! confirm \"Delete the order?\" accepted"), "{text}");
+    assert!(text.contains("Order deleted"), "{text}");
+}
+
+async fn new_tabs_and_downloads(always: &AutoBackend, site: &Server, downloads: &std::path::Path) {
+    let mut s = session(always).await;
+    let out = call(&mut s, "navigate", json!({"url": site.url("/tabs").as_str()})).await;
+    let help = ref_named(&out, "link", "Help");
+    let out = call(&mut s, "act", json!({"do": "click", "ref": help})).await;
+    let text = ok(&out);
+    assert!(text.contains("⧉ new tab 2 opened (now active)"), "{text}");
+    assert!(text.contains("h1 Help"), "{text}");
+    let list = call(&mut s, "tabs", json!({"op": "list"})).await;
+    assert_eq!(ok(&list).lines().count(), 2, "{}", list.text);
+
+    // A script that opens 100 tabs gets a few; the rest are closed.
+    let out = call(&mut s, "tabs", json!({"op": "switch", "index": 1})).await;
+    let storm = ref_named(&out, "button", "Storm");
+    let out = call(&mut s, "act", json!({"do": "click", "ref": storm})).await;
+    assert!(ok(&out).contains("⧉ new tab 3 opened (now active)"), "{}", out.text);
+    let list = call(&mut s, "tabs", json!({"op": "list"})).await;
+    assert_eq!(ok(&list).lines().count(), 3, "{}", list.text);
+
+    let out = call(&mut s, "tabs", json!({"op": "switch", "index": 1})).await;
+    let statement = ref_named(&out, "link", "Statement");
+    let out = call(&mut s, "act", json!({"do": "click", "ref": statement})).await;
+    let text = ok(&out);
+    let saved = downloads.join("statement.txt");
+    assert!(text.contains(&format!("↧ downloaded statement.txt → {}", saved.display())), "{text}");
+    assert_eq!(std::fs::read_to_string(&saved).unwrap_or_default(), "statement of account\n");
+}
+
+async fn a_looping_page_times_out_and_the_session_goes_on(always: &AutoBackend, site: &Server) {
+    let mut s = session(always).await;
+    let out = call(&mut s, "navigate", json!({"url": site.url("/loop").as_str()})).await;
+    assert!(matches!(code(&out), "nav_timeout" | "page_unresponsive"), "{}", out.text);
+    let out = call(&mut s, "tabs", json!({"op": "open", "url": site.url("/help").as_str().replace("127.0.0.1", "localhost")})).await;
+    assert!(ok(&out).contains("h1 Help"), "{}", out.text);
+}
+
+async fn a_killed_chromium_is_relaunched(always: &AutoBackend, site: &Server) {
+    let mut s = session(always).await;
+    let out = call(&mut s, "navigate", json!({"url": site.url("/help").as_str()})).await;
+    ok(&out);
+    // Kill this process's Chromium (its profile folder names our pid).
+    let marker = format!("whittle-chromium-{}-", std::process::id());
+    let status = std::process::Command::new("pkill").args(["-KILL", "-f", &marker]).status();
+    assert!(status.is_ok_and(|s| s.success()), "pkill found no Chromium");
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let out = call(&mut s, "observe", json!({})).await;
+    assert_eq!(code(&out), "engine_crashed", "{}", out.text);
+    let out = call(&mut s, "navigate", json!({"url": site.url("/help").as_str()})).await;
+    let text = ok(&out);
+    assert!(text.contains("⚠ Chromium had stopped and was restarted: the pages of its tabs were lost"), "{text}");
+    assert!(text.contains("h1 Help"), "{text}");
+}
