@@ -11,6 +11,7 @@ pub mod cli;
 pub mod fetch;
 pub mod load;
 pub mod mcp;
+pub mod picture;
 pub mod research;
 pub mod session;
 pub mod tools;

@@ -26,7 +26,7 @@ use tokio::sync::Mutex;
 use crate::backend::Backend;
 use crate::fetch::{Fetcher, Limits};
 use crate::session::{Progress, Session, SessionOptions, ToolOutput};
-use crate::tools::{ActArgs, ExtractArgs, FindArgs, NavigateArgs, ObserveArgs, ResearchArgs, TabsArgs, WaitArgs};
+use crate::tools::{ActArgs, ExtractArgs, FindArgs, NavigateArgs, ObserveArgs, ResearchArgs, ScreenshotArgs, TabsArgs, WaitArgs};
 
 /// What every session of one server shares.
 #[derive(Debug)]
@@ -101,14 +101,19 @@ impl Handler {
 /// An error result outside a session.
 fn failure(tool: &str, code: &'static str, message: &str) -> ToolOutput {
     let ids = whittle_engine::render::envelope::Ids { tool: tool.to_owned(), ..Default::default() };
-    ToolOutput { text: format!("✗ {code}: {message}"), envelope: whittle_engine::Envelope::error(ids, code, message) }
+    ToolOutput { text: format!("✗ {code}: {message}"), envelope: whittle_engine::Envelope::error(ids, code, message), image: None }
 }
 
 /// The result an MCP client receives: the text, and the envelope as
 /// structured content.
 pub fn to_result(out: ToolOutput) -> CallToolResult {
     let structured = serde_json::to_value(&out.envelope).unwrap_or(Value::Null);
-    let mut result = CallToolResult::success(vec![ContentBlock::text(out.text)]);
+    let mut content = vec![ContentBlock::text(out.text)];
+    if let Some(jpeg) = out.image {
+        use base64::Engine as _;
+        content.push(ContentBlock::image(base64::engine::general_purpose::STANDARD.encode(jpeg), "image/jpeg"));
+    }
+    let mut result = CallToolResult::success(content);
     result.is_error = Some(!out.envelope.ok);
     result.structured_content = Some(structured);
     result
@@ -225,6 +230,12 @@ pub fn tools() -> Vec<Tool> {
             false,
         ),
         tool("tabs", format!("List, open, switch or close tabs. {DATA_NOTE}"), schema::<TabsArgs>(SchemaFor::Input), false),
+        tool(
+            "screenshot",
+            format!("Last resort: JPEG of the view, refs marked, sensitive fields covered. {DATA_NOTE}"),
+            schema::<ScreenshotArgs>(SchemaFor::Input),
+            true,
+        ),
         tool("wait", format!("Wait for text to appear or go, some ms, or for the person (user). {DATA_NOTE}"), schema::<WaitArgs>(SchemaFor::Input), true),
     ]
 }
@@ -400,7 +411,7 @@ mod tests {
     fn tool_schemas_are_objects_with_the_protocol_arguments() {
         let tools = tools();
         let names: Vec<&str> = tools.iter().map(|t| &*t.name).collect();
-        assert_eq!(names, ["observe", "act", "navigate", "find", "extract", "research", "tabs", "wait"]);
+        assert_eq!(names, ["observe", "act", "navigate", "find", "extract", "research", "tabs", "screenshot", "wait"]);
         let research = tools.iter().find(|t| t.name == "research").expect("present");
         let props = research.input_schema.get("properties").and_then(Value::as_object).expect("present");
         assert_eq!(props.keys().map(String::as_str).collect::<Vec<_>>(), ["budget", "keep", "limit", "urls"]);

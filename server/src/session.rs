@@ -23,7 +23,9 @@ use whittle_engine::{Envelope, FoldOptions, Mode, NodeId, Observation, RefTable,
 use crate::backend::{Analysis, Arrival, Backend, BrowseError, Effect, Navigation, Page, PageAction, SessionContext};
 use crate::fetch::Fetcher;
 use crate::research::{self, ResearchOptions};
-use crate::tools::{ActArgs, Do, ExtractArgs, FindArgs, ModeArg, NavigateArgs, ObserveArgs, ResearchArgs, Step, TabOp, TabsArgs, WaitArgs};
+use crate::tools::{
+    ActArgs, Do, ExtractArgs, FindArgs, ModeArg, NavigateArgs, ObserveArgs, ResearchArgs, ScreenshotArgs, Step, TabOp, TabsArgs, WaitArgs,
+};
 
 /// How many observations per tab an action may name by `snapshot_id`.
 const SNAPSHOTS_KEPT: usize = 16;
@@ -60,6 +62,8 @@ pub struct ToolOutput {
     pub text: String,
     /// The envelope (structured content).
     pub envelope: Envelope,
+    /// A picture (`screenshot`): JPEG bytes.
+    pub image: Option<Vec<u8>>,
 }
 
 /// An observation as the model saw it: its id and each shown ref's role.
@@ -165,7 +169,7 @@ impl Session {
         self.progress = None;
         match result {
             Ok(out) => out,
-            Err(e) => ToolOutput { text: format!("✗ {}: {}", e.code, e.message), envelope: Envelope::error(self.ids(tool), e.code, e.message) },
+            Err(e) => ToolOutput { text: format!("✗ {}: {}", e.code, e.message), envelope: Envelope::error(self.ids(tool), e.code, e.message), image: None },
         }
     }
 
@@ -179,6 +183,7 @@ impl Session {
             "tabs" => self.tabs(parse_args(args)?).await,
             "wait" => self.wait(parse_args(args)?).await,
             "research" => self.research(parse_args(args)?).await,
+            "screenshot" => self.screenshot(parse_args(args)?).await,
             other => Err(invalid_args(format!("no tool named {other:?}"))),
         }
     }
@@ -294,7 +299,7 @@ impl Session {
             self.node_of(r).await?;
         }
         let (obs, envelope) = self.view("observe", &fold_options).await?;
-        Ok(ToolOutput { text: with_notices(&obs.text(), &envelope), envelope })
+        Ok(ToolOutput { text: with_notices(&obs.text(), &envelope), envelope, image: None })
     }
 
     /// Renders the active tab with `options`, remembers the observation
@@ -357,7 +362,7 @@ impl Session {
             text.push_str(&arrival_line(from, &arrival, &obs));
         }
         text.push_str(&with_notices(&obs.text(), &envelope));
-        Ok(ToolOutput { text, envelope })
+        Ok(ToolOutput { text, envelope, image: None })
     }
 
     /// Reads `navigate`'s `url`: back/forward/reload, a URL (a scheme-less
@@ -461,7 +466,7 @@ impl Session {
             envelope.ok = false;
             envelope.server.error = Some(whittle_engine::render::envelope::ErrorInfo { code: e.code.to_owned(), message: e.message });
         }
-        Ok(ToolOutput { text, envelope })
+        Ok(ToolOutput { text, envelope, image: None })
     }
 
     /// Runs one step on the active tab: the `✓` line's words and what it
@@ -666,7 +671,7 @@ impl Session {
         if !text.ends_with('\n') {
             text.push('\n');
         }
-        Ok(ToolOutput { text, envelope })
+        Ok(ToolOutput { text, envelope, image: None })
     }
 
     // ---- tabs -------------------------------------------------------------
@@ -696,7 +701,7 @@ impl Session {
                 if self.tab().page.url().is_some() {
                     let (obs, envelope) = self.view("tabs", &FoldOptions::default()).await?;
                     text.push_str(&with_notices(&obs.text(), &envelope));
-                    return Ok(ToolOutput { text, envelope });
+                    return Ok(ToolOutput { text, envelope, image: None });
                 }
                 self.answer("tabs", text).await
             }
@@ -707,7 +712,7 @@ impl Session {
                     return self.answer("tabs", format!("tab {} is empty: navigate somewhere", i + 1)).await;
                 }
                 let (obs, envelope) = self.view("tabs", &FoldOptions::default()).await?;
-                Ok(ToolOutput { text: with_notices(&obs.text(), &envelope), envelope })
+                Ok(ToolOutput { text: with_notices(&obs.text(), &envelope), envelope, image: None })
             }
             TabOp::Close => {
                 let i = match args.index {
@@ -748,6 +753,50 @@ impl Session {
             out.push_str(&format!("{mark} {} {url}\n", i + 1));
         }
         out
+    }
+
+    // ---- screenshot -------------------------------------------------------
+
+    /// The active tab's picture (Chromium's; a static tab is loaded there
+    /// for it), the refs of the current view marked, sensitive fields and
+    /// frames covered.
+    async fn screenshot(&mut self, args: ScreenshotArgs) -> Result<ToolOutput, Fail> {
+        let focus = match args.ref_id {
+            Some(r) => Some(self.node_of(r).await?),
+            None => None,
+        };
+        let (_, mut envelope) = self.view("screenshot", &FoldOptions::default()).await?;
+        let tab = &mut self.tabs[self.active];
+        // The refs of the view just rendered are marked; sensitive fields
+        // and frames are covered.
+        let request = {
+            let a = tab.page.analysis(&mut self.refs).await?;
+            let shown: std::collections::HashSet<u32> =
+                envelope.page_content.as_ref().map(|p| p.elements.iter().map(|e| e.ref_id).collect()).unwrap_or_default();
+            let mut request = crate::backend::ShotRequest { clip: focus, ..Default::default() };
+            for w in &a.tree.widgets {
+                if w.sensitive.is_some() || role_word(w.role) == "frame" {
+                    request.covers.push(w.node);
+                }
+                if let Some(n) = w.ref_id.filter(|n| shown.contains(n)) {
+                    request.marks.push((n, w.node));
+                }
+            }
+            request
+        };
+        let shot = tab.page.screenshot(&request).await?;
+        let done = tokio::task::block_in_place(|| crate::picture::annotate(&shot.picture, &shot.marks, &shot.covers))
+            .map_err(|e| BrowseError::new("internal", e))?;
+        envelope.server.counters.marks = done.marks;
+        let what = match args.ref_id {
+            Some(r) => format!("[{r}]'s box"),
+            None => "the view".to_owned(),
+        };
+        let text = format!(
+            "▣ screenshot of {what}: {}×{} px, {} ref(s) marked, {} field(s) or frame(s) covered\n",
+            done.width, done.height, done.marks, done.covered
+        );
+        Ok(ToolOutput { text, envelope, image: Some(done.jpeg) })
     }
 
     // ---- wait -------------------------------------------------------------

@@ -220,6 +220,15 @@ pub struct TabsArgs {
     pub index: Option<u32>,
 }
 
+/// `screenshot`.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ScreenshotArgs {
+    /// Only this element's box.
+    #[serde(rename = "ref")]
+    pub ref_id: Option<u32>,
+}
+
 /// `wait`.
 #[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

@@ -11,11 +11,11 @@
 
 use async_trait::async_trait;
 use url::Url;
-use whittle_engine::{Document, DocumentId, NodeId, Rect, RefTable};
+use whittle_engine::{Document, DocumentId, NodeId, RefTable};
 
 use super::cdp::{CdpBackend, CdpPage};
 use super::static_http::StaticPage;
-use super::{Analysis, Arrival, Backend, BrowseError, Effect, Navigation, Page, PageAction, SessionContext};
+use super::{Analysis, Arrival, Backend, BrowseError, Effect, Navigation, Page, PageAction, SessionContext, Shot, ShotRequest};
 
 /// Which engine tabs use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
@@ -227,21 +227,47 @@ impl Page for AutoPage {
         self.inner.page_mut().take_events()
     }
 
-    async fn screenshot(&mut self, clip: Option<Rect>) -> Result<Vec<u8>, BrowseError> {
-        if let Engine::Chromium(page) = &mut self.inner {
-            return page.screenshot(clip).await;
-        }
-        // A static tab is drawn by Chromium for its picture.
-        let Some(url) = self.inner.page().url().cloned() else {
+    async fn screenshot(&mut self, request: &ShotRequest) -> Result<Shot, BrowseError> {
+        let page = match &mut self.inner {
+            Engine::Chromium(page) => return page.screenshot(request).await,
+            Engine::Static(page) => page,
+        };
+        // A static tab is drawn by Chromium for its picture; its elements
+        // are found there by their place in the page.
+        let (Some(url), Some(doc)) = (page.url().cloned(), page.document()) else {
             return Err(BrowseError::new("no_page", "this tab is empty: navigate somewhere first"));
         };
         let Some(chromium) = self.chromium.clone() else {
             return Err(BrowseError::new("engine_unavailable", "screenshots need Chromium, which this session does not use"));
         };
-        let mut page = self.chromium_page(chromium, url).await?;
-        let shot = page.screenshot(clip).await;
-        page.close().await;
-        shot
+        let clip = request.clip.map(|n| css_path(doc, n));
+        let marks: Vec<(u32, String)> = request.marks.iter().map(|&(r, n)| (r, css_path(doc, n))).collect();
+        let covers: Vec<String> = request.covers.iter().map(|&n| css_path(doc, n)).collect();
+        let mut shown = self.chromium_page(chromium, url).await?;
+        let result = async {
+            let clip = match &clip {
+                Some(path) => Some(shown.node_at(path).await.ok_or_else(|| {
+                    BrowseError::new("not_found", "that element is not on the page as Chromium draws it")
+                })?),
+                None => None,
+            };
+            let mut placed = Vec::with_capacity(marks.len());
+            for (r, path) in &marks {
+                if let Some(n) = shown.node_at(path).await {
+                    placed.push((*r, n));
+                }
+            }
+            let mut hidden = Vec::with_capacity(covers.len());
+            for path in &covers {
+                if let Some(n) = shown.node_at(path).await {
+                    hidden.push(n);
+                }
+            }
+            shown.shoot(clip, &placed, &hidden).await
+        }
+        .await;
+        shown.close().await;
+        result
     }
 }
 

@@ -52,7 +52,8 @@ use whittle_engine::{
     build_tree, compute_semantics, from_capture,
 };
 
-use super::{Analysis, Arrival, Backend, BrowseError, Effect, Navigation, Page, PageAction, SessionContext};
+use super::{Analysis, Arrival, Backend, BrowseError, Effect, Navigation, Page, PageAction, SessionContext, Shot, ShotRequest};
+use crate::picture::Mark;
 use crate::tools::Do;
 
 /// How long one CDP command may take before the page counts as hung.
@@ -155,9 +156,34 @@ impl fmt::Debug for Running {
 
 impl Drop for Running {
     fn drop(&mut self) {
-        // The browser's child process is killed on drop (chromiumoxide
-        // sets kill_on_drop, tokio reaps it); the profile goes too.
+        // Kill Chromium and wait (briefly) for it to exit before removing
+        // its profile, which it writes to until it is gone; tokio reaps
+        // the process (no zombie).
+        if let Some(child) = self.browser.get_mut_child() {
+            let child = child.as_mut_inner();
+            let _ = child.start_kill();
+            for _ in 0..100 {
+                if !matches!(child.try_wait(), Ok(None)) {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(10));
+            }
+        }
         let _ = std::fs::remove_dir_all(&self.profile);
+    }
+}
+
+/// Removes the profile folders of whittle processes that are gone (one
+/// that was killed cannot clean up after itself).
+fn sweep_profiles() {
+    let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else { return };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(rest) = name.to_str().and_then(|n| n.strip_prefix("whittle-chromium-")) else { continue };
+        let Some(pid) = rest.split('-').next().and_then(|p| p.parse::<u32>().ok()) else { continue };
+        if pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists() {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
     }
 }
 
@@ -218,6 +244,9 @@ impl CdpBackend {
         let o = &self.inner.options;
         let exe = find_chromium(o.executable.as_deref())?;
         let number = self.inner.launches.fetch_add(1, Ordering::SeqCst) + 1;
+        if number == 1 {
+            sweep_profiles();
+        }
         let profile = std::env::temp_dir().join(format!("whittle-chromium-{}-{number}", std::process::id()));
         let _ = std::fs::remove_dir_all(&profile);
         std::fs::create_dir_all(&profile)
@@ -736,30 +765,103 @@ impl CdpPage {
         }
     }
 
-    /// A screenshot (JPEG) of the viewport, or of `clip` (page
-    /// coordinates).
-    pub async fn screenshot_bytes(&mut self, clip: Option<Rect>) -> Result<Vec<u8>, BrowseError> {
+    /// A picture of the viewport, or of `clip`'s box, with where `marks`
+    /// and `covers` lie in it (picture pixels). Every password, card and
+    /// one-time-code field and every frame Chromium finds is covered too.
+    pub async fn shoot(
+        &mut self,
+        clip: Option<BackendNodeId>,
+        marks: &[(u32, BackendNodeId)],
+        covers: &[BackendNodeId],
+    ) -> Result<Shot, BrowseError> {
         if !self.alive() {
             return Err(Self::dead());
         }
         let mut params = CaptureScreenshotParams::builder().format(CaptureScreenshotFormat::Jpeg).quality(80);
-        if let Some(r) = clip {
+        // The picture's top-left corner, in viewport coordinates.
+        let mut origin = (0.0f32, 0.0f32);
+        if let Some(node) = clip {
+            let _ = bounded(self.page.execute(ScrollIntoViewIfNeededParams::builder().backend_node_id(node).build())).await;
+            let r = self.viewport_rect(node).await.ok_or_else(|| BrowseError::new("not_actionable", "has no box to take a picture of"))?;
+            let scroll = self.eval_value("[window.scrollX, window.scrollY]").await?;
+            let sx = scroll.get(0).and_then(serde_json::Value::as_f64).unwrap_or(0.0);
+            let sy = scroll.get(1).and_then(serde_json::Value::as_f64).unwrap_or(0.0);
+            origin = (r.x, r.y);
             params = params
                 .clip(ClipViewport {
-                    x: f64::from(r.x),
-                    y: f64::from(r.y),
+                    x: f64::from(r.x) + sx,
+                    y: f64::from(r.y) + sy,
                     width: f64::from(r.width.max(1.0)),
                     height: f64::from(r.height.max(1.0)),
                     scale: 1.0,
                 })
                 .capture_beyond_viewport(true);
         }
+        let shift = |r: Rect| Rect { x: r.x - origin.0, y: r.y - origin.1, ..r };
+        let mut placed = Vec::with_capacity(marks.len());
+        for &(number, node) in marks {
+            if let Some(r) = self.viewport_rect(node).await {
+                placed.push(Mark { number, rect: shift(r) });
+            }
+        }
+        let mut cover_rects = Vec::with_capacity(covers.len());
+        for &node in covers {
+            if let Some(r) = self.viewport_rect(node).await {
+                cover_rects.push(shift(r));
+            }
+        }
+        let found = self
+            .eval_value(
+                "[...document.querySelectorAll('input[type=password], input[autocomplete^=\"cc-\"], input[autocomplete=\"one-time-code\"], iframe, frame, embed, object')]\
+                 .map(e => { const r = e.getBoundingClientRect(); return [r.x, r.y, r.width, r.height]; })",
+            )
+            .await?;
+        for r in found.as_array().into_iter().flatten() {
+            let v: Vec<f32> = r.as_array().into_iter().flatten().filter_map(serde_json::Value::as_f64).map(|x| x as f32).collect();
+            if let [x, y, width, height] = v[..] {
+                let r = shift(Rect { x, y, width, height });
+                let near = |a: &Rect| (a.x - r.x).abs() < 1.0 && (a.y - r.y).abs() < 1.0 && (a.width - r.width).abs() < 1.0;
+                if !cover_rects.iter().any(near) {
+                    cover_rects.push(r);
+                }
+            }
+        }
         let shot = bounded(self.page.execute(params.build())).await?;
         use base64::Engine as _;
         let data: &str = shot.result.data.as_ref();
-        base64::engine::general_purpose::STANDARD
+        let picture = base64::engine::general_purpose::STANDARD
             .decode(data)
-            .map_err(|e| BrowseError::new("internal", format!("Chromium's screenshot could not be read: {e}")))
+            .map_err(|e| BrowseError::new("internal", format!("Chromium's screenshot could not be read: {e}")))?;
+        Ok(Shot { picture, marks: placed, covers: cover_rects })
+    }
+
+    /// The element's border box in viewport coordinates (the bounds of
+    /// its quads), if it has one.
+    async fn viewport_rect(&self, node: BackendNodeId) -> Option<Rect> {
+        let quads = bounded(self.page.execute(GetContentQuadsParams::builder().backend_node_id(node).build())).await.ok()?;
+        let mut out: Option<Rect> = None;
+        for q in &quads.result.quads {
+            let q = q.inner();
+            if q.len() < 8 {
+                continue;
+            }
+            let xs = [q[0], q[2], q[4], q[6]];
+            let ys = [q[1], q[3], q[5], q[7]];
+            let (x0, x1) = (xs.iter().copied().fold(f64::MAX, f64::min), xs.iter().copied().fold(f64::MIN, f64::max));
+            let (y0, y1) = (ys.iter().copied().fold(f64::MAX, f64::min), ys.iter().copied().fold(f64::MIN, f64::max));
+            let r = Rect { x: x0 as f32, y: y0 as f32, width: (x1 - x0) as f32, height: (y1 - y0) as f32 };
+            out = Some(match out {
+                Some(o) => union(&o, &r),
+                None => r,
+            });
+        }
+        out
+    }
+
+    /// Resolves a selector to a node (for callers that know elements by
+    /// their place in another engine's copy of the page).
+    pub async fn node_at(&self, selector: &str) -> Option<BackendNodeId> {
+        self.find(selector).await.ok().flatten()
     }
 }
 
@@ -864,8 +966,14 @@ impl Page for CdpPage {
         self.generation
     }
 
-    async fn screenshot(&mut self, clip: Option<Rect>) -> Result<Vec<u8>, BrowseError> {
-        self.screenshot_bytes(clip).await
+    async fn screenshot(&mut self, request: &ShotRequest) -> Result<Shot, BrowseError> {
+        let clip = match request.clip {
+            Some(n) => Some(self.backend_id(n)?),
+            None => None,
+        };
+        let marks: Vec<(u32, BackendNodeId)> = request.marks.iter().filter_map(|&(r, n)| Some((r, self.backend_id(n).ok()?))).collect();
+        let covers: Vec<BackendNodeId> = request.covers.iter().filter_map(|&n| self.backend_id(n).ok()).collect();
+        self.shoot(clip, &marks, &covers).await
     }
 
     fn is_live(&self) -> bool {

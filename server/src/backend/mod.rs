@@ -129,6 +129,29 @@ pub enum Effect {
     Opened(Box<dyn Page>),
 }
 
+/// What `screenshot` asks a page for (nodes of its current document).
+#[derive(Debug, Clone, Default)]
+pub struct ShotRequest {
+    /// Only this element's box; `None`: the viewport.
+    pub clip: Option<NodeId>,
+    /// Elements to mark, with their refs.
+    pub marks: Vec<(u32, NodeId)>,
+    /// Elements to cover (sensitive fields, frames).
+    pub covers: Vec<NodeId>,
+}
+
+/// A page's picture and where things lie in it (picture pixels).
+#[derive(Debug, Clone, Default)]
+pub struct Shot {
+    /// The image (JPEG or PNG).
+    pub picture: Vec<u8>,
+    /// The marks, placed.
+    pub marks: Vec<crate::picture::Mark>,
+    /// Rectangles to cover: the requested ones and every password field
+    /// and frame the renderer found itself.
+    pub covers: Vec<Rect>,
+}
+
 /// What holds the pages of one engine. One per server process, shared by
 /// sessions.
 #[async_trait]
@@ -202,9 +225,10 @@ pub trait Page: Send + fmt::Debug {
         Vec::new()
     }
 
-    /// A JPEG of the viewport, or of `clip` (page coordinates).
-    async fn screenshot(&mut self, clip: Option<Rect>) -> Result<Vec<u8>, BrowseError> {
-        let _ = clip;
+    /// A picture of the viewport or of one element, and where the
+    /// elements to mark and to cover lie in it, as Chromium draws them.
+    async fn screenshot(&mut self, request: &ShotRequest) -> Result<Shot, BrowseError> {
+        let _ = request;
         Err(BrowseError::new("engine_unavailable", "this page has no rendering to take a picture of"))
     }
 }

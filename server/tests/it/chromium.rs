@@ -46,6 +46,12 @@ const TABS: &str = r#"<!doctype html><title>Links</title><main><h1>Links</h1>
 <button onclick="for (let i = 0; i < 100; i++) window.open('/help?' + i)">Storm</button>
 <a href="/file.txt">Statement</a></main><script></script>"#;
 
+/// A page taller than the view: what is below it is not marked.
+const LOGIN: &str = r#"<!doctype html><title>Sign in</title><main><h1>Sign in</h1>
+<form><label>Email <input name="email"></label><label>Password <input type="password" name="pw" value="hunter2"></label>
+<button>Sign in</button></form><iframe title="Ads" src="/help" width="300" height="100"></iframe>
+<div style="height: 3000px"></div><a href="/help">Far below</a></main>"#;
+
 const LOOP: &str = "<!doctype html><title>Loop</title><p>Spinning</p><script>while (true) {}</script>";
 
 fn required() -> bool {
@@ -67,6 +73,7 @@ async fn site() -> Server {
             "/file.txt" => Reply::page(200, "text/plain", b"statement of account\n")
                 .header("Content-Disposition", "attachment; filename=\"statement.txt\""),
             "/loop" => Reply::html(LOOP),
+            "/login" => Reply::html(LOGIN),
             "/plain" => Reply::html("<title>Plain</title><main><h1>Plain page</h1><p>No scripts needed here.</p><a href=/help>Help</a></main>"),
             _ => Reply::page(404, "text/html", b"<title>Not found</title><h1>Nothing here</h1>"),
         }
@@ -111,6 +118,7 @@ async fn chromium_backend() {
     a_plain_page_stays_static(&auto, &site).await;
     dialogs_are_dismissed_then_accepted_on_confirm(&always, &site).await;
     new_tabs_and_downloads(&always, &site, &downloads).await;
+    a_screenshot_marks_the_refs_in_view_and_covers_secrets(&auto, &always, &site).await;
     a_looping_page_times_out_and_the_session_goes_on(&always, &site).await;
     a_killed_chromium_is_relaunched(&always, &site).await;
     let _ = std::fs::remove_dir_all(&downloads);
@@ -192,6 +200,31 @@ async fn new_tabs_and_downloads(always: &AutoBackend, site: &Server, downloads: 
     let saved = downloads.join("statement.txt");
     assert!(text.contains(&format!("↧ downloaded statement.txt → {}", saved.display())), "{text}");
     assert_eq!(std::fs::read_to_string(&saved).unwrap_or_default(), "statement of account\n");
+}
+
+async fn a_screenshot_marks_the_refs_in_view_and_covers_secrets(auto: &AutoBackend, always: &AutoBackend, site: &Server) {
+    for backend in [always, auto] {
+        let mut s = session(backend).await;
+        let out = call(&mut s, "navigate", json!({"url": site.url("/login").as_str()})).await;
+        ok(&out);
+        let shot = call(&mut s, "screenshot", json!({})).await;
+        let text = ok(&shot);
+        let jpeg = shot.image.as_ref().unwrap_or_else(|| panic!("no picture: {text}"));
+        let img = image::load_from_memory(jpeg).unwrap_or_else(|e| panic!("not a picture: {e}")).to_rgb8();
+        assert_eq!(img.dimensions(), (1280, 800));
+        // Every ref in view is marked, the one far below is not.
+        let in_view = ["Email", "Password", "Sign in", "Ads"].len() as u32;
+        assert_eq!(shot.envelope.server.counters.marks, in_view, "{text}");
+        assert!(text.contains(&format!("{in_view} ref(s) marked, 2 field(s) or frame(s) covered")), "{text}");
+        let password = ref_named(&out, "textbox", "Password");
+        let one = call(&mut s, "screenshot", json!({"ref": password})).await;
+        let img = image::load_from_memory(one.image.as_deref().unwrap_or_default()).unwrap_or_else(|e| panic!("{e}")).to_rgb8();
+        // The field's own picture is all cover (and its mark).
+        let (w, h) = img.dimensions();
+        assert!(w < 400 && h < 100, "{w}x{h}");
+        let centre = img.get_pixel(w / 2, h / 2).0;
+        assert!(centre.iter().all(|&c| c < 90), "the password field shows through: {centre:?}");
+    }
 }
 
 async fn a_looping_page_times_out_and_the_session_goes_on(always: &AutoBackend, site: &Server) {
