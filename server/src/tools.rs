@@ -224,7 +224,7 @@ pub struct TabsArgs {
 #[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ScreenshotArgs {
-    /// Only this element's box.
+    /// Only this ref's box.
     #[serde(rename = "ref")]
     pub ref_id: Option<u32>,
 }
@@ -237,8 +237,8 @@ pub struct WaitArgs {
     pub text: Option<String>,
     /// Until this text is gone.
     pub gone: Option<String>,
-    /// Milliseconds to wait (at most 30000).
+    /// Milliseconds (at most 30000).
     pub ms: Option<u32>,
-    /// Hand control to the person (CAPTCHA, 2FA) until they are done.
+    /// Hand over to the person (CAPTCHA, 2FA) until they are done.
     pub user: Option<bool>,
 }

@@ -227,6 +227,10 @@ impl Page for AutoPage {
         self.inner.page_mut().take_events()
     }
 
+    fn hand_over(&self) -> Option<String> {
+        self.inner.page().hand_over()
+    }
+
     async fn screenshot(&mut self, request: &ShotRequest) -> Result<Shot, BrowseError> {
         let page = match &mut self.inner {
             Engine::Chromium(page) => return page.screenshot(request).await,

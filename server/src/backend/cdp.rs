@@ -521,6 +521,17 @@ impl CdpPage {
     async fn capture(&mut self, refs: &mut RefTable) -> Result<(), BrowseError> {
         let params = CaptureSnapshotParams::new(whittle_engine::COMPUTED_PROPERTIES.iter().map(|s| (*s).to_owned()).collect());
         let snapshot = bounded(self.page.execute(params)).await?.result;
+        // The page may have moved on by itself (a script, a redirect).
+        if let Some(url) = snapshot
+            .documents
+            .first()
+            .and_then(|d| usize::try_from(*d.document_url.inner()).ok())
+            .and_then(|i| snapshot.strings.get(i))
+            .and_then(|u| Url::parse(u).ok())
+            .filter(|u| matches!(u.scheme(), "http" | "https"))
+        {
+            self.url = Some(url);
+        }
         let viewport = self.viewport;
         let previous = self.live.take();
         let live = tokio::task::block_in_place(|| {
@@ -978,6 +989,15 @@ impl Page for CdpPage {
 
     fn is_live(&self) -> bool {
         true
+    }
+
+    /// Chromium's DevTools front end for this tab (remote debugging on
+    /// loopback): a person on this machine sees the page there and can
+    /// use it.
+    fn hand_over(&self) -> Option<String> {
+        let ws = Url::parse(self.running.browser.websocket_address()).ok()?;
+        let host = format!("{}:{}", ws.host_str()?, ws.port()?);
+        Some(format!("http://{host}/devtools/inspector.html?ws={host}/devtools/page/{}", self.page.target_id().inner()))
     }
 }
 

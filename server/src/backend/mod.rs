@@ -219,6 +219,12 @@ pub trait Page: Send + fmt::Debug {
         false
     }
 
+    /// Where a person can see and use this page themselves (`wait user`),
+    /// if anywhere.
+    fn hand_over(&self) -> Option<String> {
+        None
+    }
+
     /// What happened besides the action's own effect, as act-result lines
     /// (`!` dialogs, `↧` downloads), each given once.
     fn take_events(&mut self) -> Vec<String> {

@@ -74,6 +74,8 @@ async fn site() -> Server {
                 .header("Content-Disposition", "attachment; filename=\"statement.txt\""),
             "/loop" => Reply::html(LOOP),
             "/login" => Reply::html(LOGIN),
+            "/slow" => Reply::html("<title>Slow</title><main><p id=s>Loading</p></main><script>setTimeout(() => { document.getElementById('s').textContent = 'Ready'; }, 800)</script>"),
+            "/handoff" => Reply::html("<title>Check</title><main><h1>Are you human?</h1></main><script>setTimeout(() => { location = '/help'; }, 700)</script>"),
             "/plain" => Reply::html("<title>Plain</title><main><h1>Plain page</h1><p>No scripts needed here.</p><a href=/help>Help</a></main>"),
             _ => Reply::page(404, "text/html", b"<title>Not found</title><h1>Nothing here</h1>"),
         }
@@ -119,6 +121,7 @@ async fn chromium_backend() {
     dialogs_are_dismissed_then_accepted_on_confirm(&always, &site).await;
     new_tabs_and_downloads(&always, &site, &downloads).await;
     a_screenshot_marks_the_refs_in_view_and_covers_secrets(&auto, &always, &site).await;
+    waits_poll_a_live_page(&always, &site).await;
     a_looping_page_times_out_and_the_session_goes_on(&always, &site).await;
     a_killed_chromium_is_relaunched(&always, &site).await;
     let _ = std::fs::remove_dir_all(&downloads);
@@ -225,6 +228,25 @@ async fn a_screenshot_marks_the_refs_in_view_and_covers_secrets(auto: &AutoBacke
         let centre = img.get_pixel(w / 2, h / 2).0;
         assert!(centre.iter().all(|&c| c < 90), "the password field shows through: {centre:?}");
     }
+}
+
+async fn waits_poll_a_live_page(always: &AutoBackend, site: &Server) {
+    let mut s = session(always).await;
+    let out = call(&mut s, "navigate", json!({"url": site.url("/slow").as_str()})).await;
+    assert!(ok(&out).contains("Loading"), "{}", out.text);
+    let out = call(&mut s, "wait", json!({"text": "ready", "gone": "Loading"})).await;
+    let text = ok(&out);
+    assert!(text.contains("✓ \"ready\" is on the page") && text.contains("✓ \"Loading\" is not on the page"), "{text}");
+    let out = call(&mut s, "wait", json!({"text": "Never", "ms": 600})).await;
+    assert_eq!(code(&out), "wait_timeout", "{}", out.text);
+
+    // The person takes over; the page moving on ends the wait.
+    let out = call(&mut s, "navigate", json!({"url": site.url("/handoff").as_str()})).await;
+    ok(&out);
+    let out = call(&mut s, "wait", json!({"user": true, "ms": 10000})).await;
+    let text = ok(&out);
+    assert!(text.contains("⏸ handed to the person: they can use this page at http://127.0.0.1:"), "{text}");
+    assert!(text.contains("✓ the person moved the page on"), "{text}");
 }
 
 async fn a_looping_page_times_out_and_the_session_goes_on(always: &AutoBackend, site: &Server) {
