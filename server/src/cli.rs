@@ -302,6 +302,8 @@ pub struct ResearchArgs {
     pub concurrency: usize,
     /// Pages fetched at once from one host.
     pub per_host: usize,
+    /// Render pages that need scripts in Chromium.
+    pub scripts: bool,
 }
 
 /// `whittle research`: digests pages in parallel. With `jsonl`, streams
@@ -346,7 +348,12 @@ pub fn research(args: &ResearchArgs, out: &mut (dyn Write + Send)) -> Result<(),
                 }
             }
         };
-        runtime.block_on(crate::research::research(&fetcher, &urls, &options, &mut on_page))
+        let render = args.scripts.then(|| {
+            let chromium = crate::backend::cdp::CdpBackend::new(crate::backend::cdp::ChromiumOptions::default());
+            let context = crate::backend::SessionContext { fetcher: fetcher.clone(), session: 0, viewport: whittle_engine::Viewport::default() };
+            crate::research::Renderer::new(chromium, context, 3)
+        });
+        runtime.block_on(crate::research::research_with(&fetcher, &urls, &options, render, &mut on_page))
     };
     if progress {
         eprintln!();

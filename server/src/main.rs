@@ -79,6 +79,10 @@ enum Command {
         /// Pages fetched at once from one host.
         #[arg(long, value_name = "N", default_value_t = 4)]
         per_host: usize,
+        /// Render pages that need scripts in Chromium (slower; needs
+        /// Chromium installed).
+        #[arg(long)]
+        scripts: bool,
     },
     /// Serve the browsing tools over MCP on standard input and output (one
     /// client; configure it as a stdio server).
@@ -219,7 +223,7 @@ fn main() {
         }
         Command::Inspect { source, selector, base_url } => cli::inspect(source, selector, base_url.as_deref(), &mut out),
         Command::Extract { source, kind, base_url } => cli::extract(source, *kind, base_url.as_deref(), &mut out),
-        Command::Research { urls, urls_file, jsonl, budget, concurrency, per_host } => {
+        Command::Research { urls, urls_file, jsonl, budget, concurrency, per_host, scripts } => {
             let args = cli::ResearchArgs {
                 urls: urls.clone(),
                 urls_file: urls_file.clone(),
@@ -227,6 +231,7 @@ fn main() {
                 budget: *budget,
                 concurrency: *concurrency,
                 per_host: *per_host,
+                scripts: *scripts,
             };
             cli::research(&args, &mut std::io::stdout())
         }

@@ -224,7 +224,7 @@ pub fn tools() -> Vec<Tool> {
             "research",
             format!(
                 "Digest many pages in parallel: title, outline, key sentences and counts of each, within one budget. \
-                 No urls: the result links of the active page. keep: also open them as tabs. {DATA_NOTE}"
+                 No urls: the result links of the active page. {DATA_NOTE}"
             ),
             schema::<ResearchArgs>(SchemaFor::Input),
             false,
@@ -414,7 +414,7 @@ mod tests {
         assert_eq!(names, ["observe", "act", "navigate", "find", "extract", "research", "tabs", "screenshot", "wait"]);
         let research = tools.iter().find(|t| t.name == "research").expect("present");
         let props = research.input_schema.get("properties").and_then(Value::as_object).expect("present");
-        assert_eq!(props.keys().map(String::as_str).collect::<Vec<_>>(), ["budget", "keep", "limit", "urls"]);
+        assert_eq!(props.keys().map(String::as_str).collect::<Vec<_>>(), ["budget", "keep", "limit", "scripts", "urls"]);
         let act = tools.iter().find(|t| t.name == "act").expect("present");
         let props = act.input_schema.get("properties").and_then(Value::as_object).expect("present");
         for key in ["do", "ref", "snapshot_id", "text", "values", "key", "dy", "files", "steps", "confirm"] {

@@ -10,6 +10,11 @@
 //! stylesheets are not fetched: a digest is about text, and inline styles
 //! already hide what `display: none` hides.
 //!
+//! A page that looks like a shell scripts fill is digested as served, with
+//! a `⚠ needs scripts` line, unless the call gives a [`Renderer`]: then it
+//! is loaded in a Chromium tab (a few at a time) and digested from what the
+//! scripts made of it, through the same engine stages.
+//!
 //! One page's failure is one line of the result, never the call's: an
 //! invalid or duplicate URL, a non-page (PDF, image, JSON), a host that
 //! never answers, a bug in digesting (caught) — each becomes a
@@ -25,6 +30,8 @@ use tokio::sync::Semaphore;
 use url::Url;
 use whittle_engine::{CascadeOptions, DigestOptions, ParseOptions};
 
+use crate::backend::cdp::{CdpBackend, CdpPage};
+use crate::backend::{BrowseError, Navigation, Page, SessionContext};
 use crate::fetch::{FetchError, Fetcher, Request, Response, parse_url, redact, redact_str};
 
 /// The total token budget of a call without one.
@@ -87,6 +94,8 @@ pub struct PageResult {
     pub error: Option<PageError>,
     /// Whether it looks like it needs scripts (digested without them).
     pub needs_scripts: bool,
+    /// Whether Chromium rendered it (its scripts ran) for the digest.
+    pub rendered: bool,
     /// The digest's (or the error line's) tokens, by the engine's
     /// estimate.
     pub tokens: u32,
@@ -159,6 +168,54 @@ pub async fn research(
     options: &ResearchOptions,
     on_page: &mut (dyn FnMut(&PageResult, usize) + Send),
 ) -> Research {
+    research_with(fetcher, urls, options, None, on_page).await
+}
+
+/// Where pages that need scripts are rendered, when a call allows it:
+/// Chromium tabs of the caller's session, a few at a time.
+#[derive(Debug, Clone)]
+pub struct Renderer {
+    chromium: CdpBackend,
+    context: SessionContext,
+    tabs: Arc<Semaphore>,
+}
+
+impl Renderer {
+    /// Renders in `chromium`, as `context`'s session, at most `tabs` pages
+    /// at once.
+    pub fn new(chromium: CdpBackend, context: SessionContext, tabs: usize) -> Renderer {
+        Renderer { chromium, context, tabs: Arc::new(Semaphore::new(tabs.max(1))) }
+    }
+
+    /// Loads `url` in a new Chromium tab and digests what the scripts
+    /// made of it; the tab is closed after.
+    async fn digest(&self, url: Url, index: usize, budget: u32) -> Result<whittle_engine::Digest, BrowseError> {
+        let _slot = self.tabs.acquire().await.ok();
+        let mut page = CdpPage::open(self.chromium.clone(), &self.context).await?;
+        let result = async {
+            page.navigate(Navigation::To(url), false).await?;
+            let mut refs = whittle_engine::RefTable::new();
+            let a = page.analysis(&mut refs).await?;
+            Ok(tokio::task::block_in_place(|| {
+                whittle_engine::digest(&a.document, &a.styles, &a.semantics, &DigestOptions { index, budget, scripts_ran: true })
+            }))
+        }
+        .await;
+        page.close().await;
+        result
+    }
+}
+
+/// [`research`], with pages that need scripts rendered by `render` (their
+/// result says `rendered`); without it, or when rendering fails, they are
+/// digested as served, with the digest's `⚠ needs scripts` line.
+pub async fn research_with(
+    fetcher: &Fetcher,
+    urls: &[String],
+    options: &ResearchOptions,
+    render: Option<Renderer>,
+    on_page: &mut (dyn FnMut(&PageResult, usize) + Send),
+) -> Research {
     let limit = options.limit.max(1);
     let taken = &urls[..urls.len().min(limit)];
     let beyond_limit = urls.len() - taken.len();
@@ -206,6 +263,7 @@ pub async fn research(
         let host = url.host_str().unwrap_or_default().to_owned();
         let per_host = hosts.entry(host).or_insert_with(|| Arc::new(Semaphore::new(options.per_host.max(1)))).clone();
         let (global, fetcher, given, timeout) = (global.clone(), fetcher.clone(), taken[i].clone(), options.page_timeout);
+        let render = render.clone();
         tasks.spawn(async move {
             let result = async {
                 // Neither semaphore is ever closed.
@@ -217,7 +275,13 @@ pub async fn research(
                         &given,
                         PageError { code: "nav_failed", message: format!("{} answered HTTP {}", redact(&response.url), response.status) },
                     ),
-                    Ok(Ok(response)) => digest_on_pool(index, &given, response, share).await,
+                    Ok(Ok(response)) => {
+                        let r = digest_on_pool(index, &given, response, share).await;
+                        match (&render, &r.opened) {
+                            (Some(render), Some(url)) if r.ok && r.needs_scripts => rendered(r.clone(), render.digest(url.clone(), index, share).await),
+                            _ => r,
+                        }
+                    }
                     Ok(Err(e)) => failed(index, &given, error_of(&e)),
                     Err(_) => failed(
                         index,
@@ -254,6 +318,26 @@ pub async fn research(
     Research { pages, beyond_limit }
 }
 
+/// A page's result once Chromium rendered it: its digest from the
+/// rendered page, or the static one with a line saying why not.
+fn rendered(mut r: PageResult, outcome: Result<whittle_engine::Digest, BrowseError>) -> PageResult {
+    match outcome {
+        Ok(d) => {
+            r.title = d.title;
+            r.tokens = d.tokens;
+            r.needs_scripts = d.needs_scripts;
+            r.digest = d.text;
+            r.rendered = true;
+        }
+        Err(e) => {
+            let line = format!("⚠ not rendered in Chromium: {}\n", e.message);
+            r.tokens += whittle_engine::fold::tokens::line_cost(0, &line);
+            r.digest.push_str(&line);
+        }
+    }
+    r
+}
+
 fn error_of(e: &FetchError) -> PageError {
     PageError { code: e.code(), message: e.to_string() }
 }
@@ -275,6 +359,7 @@ fn failed(index: usize, given: &str, error: PageError) -> PageResult {
         digest: line + "\n",
         error: Some(error),
         needs_scripts: false,
+        rendered: false,
         opened: None,
     }
 }
@@ -296,6 +381,7 @@ async fn digest_on_pool(index: usize, given: &str, response: Response, budget: u
             title: d.title,
             tokens: d.tokens,
             needs_scripts: d.needs_scripts,
+            rendered: false,
             digest: d.text,
             error: None,
             opened: Some(url),
@@ -315,5 +401,5 @@ pub fn digest_page(index: usize, response: &Response, budget: u32) -> whittle_en
     let doc = whittle_engine::parse(&response.bytes, &parse);
     let styles = whittle_engine::cascade(&doc, &CascadeOptions::default());
     let sem = whittle_engine::compute_semantics(&doc, &styles);
-    whittle_engine::digest(&doc, &styles, &sem, &DigestOptions { index, budget })
+    whittle_engine::digest(&doc, &styles, &sem, &DigestOptions { index, budget, scripts_ran: false })
 }

@@ -38,6 +38,8 @@ const MAX_USER_WAIT_MS: u32 = 300_000;
 /// A diff is sent instead of the full view only when it costs at most this
 /// share of it (PROTOCOL §2).
 const DIFF_SHARE: f64 = 0.75;
+/// Chromium tabs `research` renders pages that need scripts in at once.
+const RENDER_TABS: usize = 3;
 /// The most tabs a session keeps open.
 pub const MAX_TABS: usize = 32;
 
@@ -249,8 +251,17 @@ impl Session {
                 (p.0)(done as u32, total, &format!("[{}] {what}", page.index));
             }
         };
-        let result = research::research(&self.context.fetcher, &urls, &options, &mut on_page).await;
-        let mut text = result.text(options.budget, options.limit);
+        let mut text = String::new();
+        let render = match (args.scripts == Some(true), self.backend.chromium()) {
+            (false, _) => None,
+            (true, Some(chromium)) => Some(research::Renderer::new(chromium, self.context.clone(), RENDER_TABS)),
+            (true, None) => {
+                text.push_str("⚠ scripts: this server does not use Chromium; pages that need scripts are digested as served\n");
+                None
+            }
+        };
+        let result = research::research_with(&self.context.fetcher, &urls, &options, render, &mut on_page).await;
+        text.insert_str(0, &result.text(options.budget, options.limit));
         if args.keep == Some(true) {
             for page in result.pages.iter().filter(|p| p.ok) {
                 let Some(url) = page.opened.clone() else { continue };
@@ -394,6 +405,7 @@ impl Session {
         }
         let before = self.default_view().await?;
         let start_tab = self.active;
+        let start_engine = self.tab().page.engine();
         let mut lines: Vec<String> = Vec::new();
         let mut arrival: Option<Arrival> = None;
         let mut failure: Option<BrowseError> = None;
@@ -447,7 +459,9 @@ impl Session {
         let (after, mut envelope) = self.view("act", &FoldOptions::default()).await?;
         let mut text = lines.join("\n");
         text.push('\n');
-        if self.active != start_tab {
+        if self.active != start_tab || self.tab().page.engine() != start_engine {
+            // Another tab, or the page moved to Chromium (new refs, and a
+            // notice that says so): the whole view.
             text.push_str(&with_notices(&after.text(), &envelope));
         } else if let Some(a) = &arrival {
             if let Some(from) = &a.from {

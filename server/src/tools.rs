@@ -196,6 +196,8 @@ pub struct ResearchArgs {
     pub budget: Option<u32>,
     /// Also open the pages as tabs.
     pub keep: Option<bool>,
+    /// Render pages that need scripts in Chromium (slower).
+    pub scripts: Option<bool>,
 }
 
 /// What `tabs` does.

@@ -12,68 +12,14 @@
 
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use serde_json::json;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use whittle::backend::static_http::StaticBackend;
 use whittle::fetch::{Fetcher, Limits};
 use whittle::session::{Session, SessionOptions};
+use whittle_benches::{median, ms, percentile, serve};
 use whittle_corpus::Suite;
-
-/// Serves `pages` (path → bytes) on a loopback port until the process ends.
-async fn serve(pages: Arc<HashMap<String, Vec<u8>>>) -> std::net::SocketAddr {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind loopback");
-    let addr = listener.local_addr().expect("local addr");
-    tokio::spawn(async move {
-        loop {
-            let Ok((mut stream, _)) = listener.accept().await else { continue };
-            let pages = pages.clone();
-            tokio::spawn(async move {
-                let mut buf = vec![0u8; 8192];
-                let mut read = 0;
-                while read < buf.len() {
-                    match stream.read(&mut buf[read..]).await {
-                        Ok(0) | Err(_) => return,
-                        Ok(n) => read += n,
-                    }
-                    if buf[..read].windows(4).any(|w| w == b"\r\n\r\n") {
-                        break;
-                    }
-                }
-                let head = String::from_utf8_lossy(&buf[..read]);
-                let path = head.split_whitespace().nth(1).unwrap_or("/").to_owned();
-                let (status, body) = match pages.get(&path) {
-                    Some(b) => ("200 OK", b.as_slice()),
-                    None => ("404 Not Found", &b"not found"[..]),
-                };
-                let header = format!(
-                    "HTTP/1.1 {status}\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-                    body.len()
-                );
-                let _ = stream.write_all(header.as_bytes()).await;
-                let _ = stream.write_all(body).await;
-            });
-        }
-    });
-    addr
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    if v.is_empty() { 0.0 } else { v[v.len() / 2] }
-}
-
-fn percentile(sorted: &[f64], p: f64) -> f64 {
-    if sorted.is_empty() {
-        return 0.0;
-    }
-    sorted[((sorted.len() - 1) as f64 * p).round() as usize]
-}
-
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1000.0
-}
 
 /// A page of about `bytes` with a form whose field the bench types into.
 fn form_page(bytes: usize) -> String {

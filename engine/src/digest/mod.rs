@@ -70,6 +70,9 @@ pub struct DigestOptions {
     pub index: usize,
     /// The digest's budget in o200k tokens (the header is always written).
     pub budget: u32,
+    /// Whether the page's scripts already ran (a page Chromium rendered):
+    /// then it is never called a script shell.
+    pub scripts_ran: bool,
 }
 
 /// One page's digest.
@@ -97,7 +100,7 @@ pub fn digest(doc: &Document, styles: &Styles, sem: &Semantics, options: &Digest
     let content = content::main_content_titled(doc, styles, sem, &meta.title);
     let scan = scan(doc, styles);
     let title = truncate_chars(&meta.title, MAX_TITLE_CHARS);
-    let needs_scripts = is_script_shell(&scan, &content);
+    let needs_scripts = !options.scripts_ran && is_script_shell(&scan, &content);
 
     let mut w = Writer { text: String::new(), tokens: 0, budget: options.budget };
     let mut header = format!("## [{}] {}", options.index, if title.is_empty() { "(untitled)" } else { &title });

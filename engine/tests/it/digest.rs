@@ -136,7 +136,7 @@ fn digest_of(html: &str, budget: u32) -> whittle_engine::Digest {
     let doc = parse(html.as_bytes(), &options);
     let styles = cascade(&doc, &CascadeOptions::default());
     let sem = compute_semantics(&doc, &styles);
-    whittle_engine::digest(&doc, &styles, &sem, &whittle_engine::DigestOptions { index: 3, budget })
+    whittle_engine::digest(&doc, &styles, &sem, &whittle_engine::DigestOptions { index: 3, budget, scripts_ran: false })
 }
 
 #[test]

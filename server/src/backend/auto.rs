@@ -54,6 +54,10 @@ impl Backend for AutoBackend {
         }
     }
 
+    fn chromium(&self) -> Option<CdpBackend> {
+        (self.policy != EnginePolicy::Static).then(|| self.chromium.clone())
+    }
+
     async fn open_page(&self, session: &SessionContext) -> Result<Box<dyn Page>, BrowseError> {
         if self.policy == EnginePolicy::Chromium {
             return Ok(Box::new(CdpPage::open(self.chromium.clone(), session).await?));
@@ -194,11 +198,9 @@ impl Page for AutoPage {
                 };
                 let path = css_path(doc, target);
                 let values = typed_values(doc);
-                let old = doc.id();
                 if self.escalate(url, "that control needs scripts").await.is_err() {
                     return Err(e);
                 }
-                let _ = old;
                 let Engine::Chromium(page) = &mut self.inner else { return Err(e) };
                 page.restore_values(&values).await;
                 page.act_at(&path, action).await

@@ -63,6 +63,9 @@ const SETTLE_MAX: Duration = Duration::from_millis(2_500);
 /// After an action: how long the DOM must stay unchanged to count as
 /// settled.
 const QUIET: Duration = Duration::from_millis(200);
+/// How long a parsed page may go on loading (images, ads, scripts that
+/// never finish) before it is shown as it is.
+const LOAD_GRACE: Duration = Duration::from_secs(3);
 /// The most new tabs one action may open; more are closed.
 const MAX_POPUPS: usize = 4;
 
@@ -80,6 +83,9 @@ pub struct ChromiumOptions {
     pub nav_timeout: Duration,
     /// The largest download kept; a bigger one is cancelled.
     pub max_download_bytes: u64,
+    /// More Chromium switches, without their leading dashes (e.g.
+    /// `proxy-server=…`).
+    pub args: Vec<String>,
 }
 
 impl Default for ChromiumOptions {
@@ -90,6 +96,7 @@ impl Default for ChromiumOptions {
             downloads: std::env::temp_dir().join("whittle-downloads"),
             nav_timeout: Duration::from_secs(20),
             max_download_bytes: 100 * 1024 * 1024,
+            args: Vec::new(),
         }
     }
 }
@@ -270,6 +277,7 @@ impl CdpBackend {
         if running_as_root() {
             builder = builder.no_sandbox();
         }
+        builder = builder.args(o.args.iter().map(String::as_str));
         let config = builder.build().map_err(|e| BrowseError::new("engine_unavailable", format!("Chromium: {e}")))?;
         let (browser, mut handler) = Browser::launch(config)
             .await
@@ -411,6 +419,12 @@ impl CdpPage {
         self
     }
 
+    /// The Chromium page itself, for tools that speak CDP directly (the
+    /// benches time `Accessibility.getFullAXTree` on it).
+    pub fn cdp(&self) -> &chromiumoxide::Page {
+        &self.page
+    }
+
     fn alive(&self) -> bool {
         self.running.alive.load(Ordering::SeqCst)
     }
@@ -445,26 +459,69 @@ impl CdpPage {
         Ok(Frame { id: f.id.inner().clone(), loader: f.loader_id.inner().clone(), url: f.url.clone() })
     }
 
-    async fn load(&mut self, go: impl std::future::Future<Output = Result<(), BrowseError>>) -> Result<Arrival, BrowseError> {
+    /// Runs a navigation `go` and waits for its page: until it has loaded,
+    /// or — a page whose images, ads or scripts never finish — until its
+    /// document has been parsed and [`LOAD_GRACE`] more has passed; within
+    /// the navigation timeout either way.
+    async fn load(&mut self, go: impl std::future::Future<Output = Result<(), BrowseError>> + Send + 'static) -> Result<Arrival, BrowseError> {
         let from = self.url.clone();
         let timeout = self.backend.inner.options.nav_timeout;
-        let outcome = tokio::time::timeout(timeout, go).await;
+        let before = self.frame().await.ok().map(|f| f.loader);
         self.stale = true;
         self.generation += 1;
         self.live = None;
+        let mut nav = tokio::spawn(go);
+        let start = tokio::time::Instant::now();
+        let mut parsed_at: Option<tokio::time::Instant> = None;
+        let outcome = loop {
+            tokio::select! {
+                done = &mut nav => break match done {
+                    Ok(r) => r,
+                    Err(_) => Err(BrowseError::new("internal", "the navigation task failed")),
+                },
+                () = tokio::time::sleep(Duration::from_millis(100)) => {}
+            }
+            if start.elapsed() >= timeout || parsed_at.is_some_and(|t| t.elapsed() >= LOAD_GRACE) {
+                break Err(BrowseError::new("nav_timeout", format!("the page did not load within {} s", timeout.as_secs())));
+            }
+            if parsed_at.is_none() {
+                let frame = tokio::time::timeout(Duration::from_millis(500), self.frame()).await;
+                let committed = matches!(frame, Ok(Ok(f)) if Some(&f.loader) != before.as_ref());
+                if committed && matches!(self.ready_state().await.as_deref(), Some("interactive" | "complete")) {
+                    parsed_at = Some(tokio::time::Instant::now());
+                }
+            }
+        };
         match outcome {
-            Ok(Ok(())) => {}
-            Ok(Err(e)) => return Err(e),
-            Err(_) => {
+            Ok(()) => {}
+            // Parsed but still loading: show what is there.
+            Err(e) if e.code == "nav_timeout" && parsed_at.is_some() => {
+                nav.abort();
                 let _ = tokio::time::timeout(Duration::from_secs(2), self.page.execute(StopLoadingParams::default())).await;
-                return Err(BrowseError::new("nav_timeout", format!("the page did not load within {} s", timeout.as_secs())));
+                self.notices.push("the page was still loading (images, ads or scripts): shown as far as it got".into());
+            }
+            Err(e) => {
+                nav.abort();
+                let _ = tokio::time::timeout(Duration::from_secs(2), self.page.execute(StopLoadingParams::default())).await;
+                return Err(e);
             }
         }
-        self.wait_ready(timeout).await;
+        self.wait_ready(timeout.saturating_sub(start.elapsed())).await;
         let url = self.frame().await?.url;
         let to = Url::parse(&url).map_err(|_| BrowseError::new("nav_failed", "the page has no URL whittle can read"))?;
         self.url = Some(to.clone());
         Ok(Arrival { from, to })
+    }
+
+    /// `document.readyState`, unless the page does not answer.
+    async fn ready_state(&self) -> Option<String> {
+        let params = chromiumoxide::cdp::js_protocol::runtime::EvaluateParams::builder()
+            .expression("document.readyState")
+            .return_by_value(true)
+            .build()
+            .ok()?;
+        let r = tokio::time::timeout(Duration::from_millis(500), self.page.execute(params)).await.ok()?.ok()?;
+        r.result.result.value.as_ref()?.as_str().map(str::to_owned)
     }
 
     /// Waits (bounded) until the document has loaded and the DOM is
@@ -472,9 +529,9 @@ impl CdpPage {
     async fn wait_ready(&self, limit: Duration) {
         let start = tokio::time::Instant::now();
         while start.elapsed() < limit {
-            match self.eval_value("document.readyState").await {
-                Ok(serde_json::Value::String(s)) if s == "complete" || s == "interactive" => break,
-                Err(_) => break,
+            match self.ready_state().await.as_deref() {
+                // Parsed, or not answering (settling will not help).
+                Some("complete" | "interactive") | None => break,
                 _ => tokio::time::sleep(Duration::from_millis(50)).await,
             }
         }
@@ -901,6 +958,7 @@ impl Page for CdpPage {
     }
 
     async fn navigate(&mut self, to: Navigation, _confirm: bool) -> Result<Arrival, BrowseError> {
+        self.notices.clear();
         self.revive().await?;
         if let (Some(cookies), Navigation::To(url)) = (self.cookies.take(), &to) {
             for (name, value) in cookies {

@@ -162,6 +162,12 @@ pub trait Backend: Send + Sync + fmt::Debug {
     /// A new, empty page for a tab of a session. Pages of one session share
     /// cookies: `session` names it.
     async fn open_page(&self, session: &SessionContext) -> Result<Box<dyn Page>, BrowseError>;
+
+    /// The Chromium this backend may use for pages that need scripts
+    /// (`research` renders them there when asked), if any.
+    fn chromium(&self) -> Option<cdp::CdpBackend> {
+        None
+    }
 }
 
 /// What a backend needs to know about the session opening a page.

@@ -52,6 +52,14 @@ const LOGIN: &str = r#"<!doctype html><title>Sign in</title><main><h1>Sign in</h
 <button>Sign in</button></form><iframe title="Ads" src="/help" width="300" height="100"></iframe>
 <div style="height: 3000px"></div><a href="/help">Far below</a></main>"#;
 
+/// A page with content of its own and one control only a script handles.
+const WIDGET: &str = r#"<!doctype html><title>Notes</title><main><h1>Notes</h1>
+<p>Write a note below and press Count to see what you wrote, counted by the page itself.</p>
+<p>Notes stay on this page only; nothing is sent anywhere, and reloading the page forgets them.</p>
+<label>Note <input name="n"></label>
+<button type="button" onclick="document.getElementById('c').textContent = 'Clicked: ' + document.querySelector('input').value">Count</button>
+<p id="c">Not clicked</p></main><script>/* the page's script */</script>"#;
+
 const LOOP: &str = "<!doctype html><title>Loop</title><p>Spinning</p><script>while (true) {}</script>";
 
 fn required() -> bool {
@@ -74,6 +82,7 @@ async fn site() -> Server {
                 .header("Content-Disposition", "attachment; filename=\"statement.txt\""),
             "/loop" => Reply::html(LOOP),
             "/login" => Reply::html(LOGIN),
+            "/widget" => Reply::html(WIDGET),
             "/slow" => Reply::html("<title>Slow</title><main><p id=s>Loading</p></main><script>setTimeout(() => { document.getElementById('s').textContent = 'Ready'; }, 800)</script>"),
             "/handoff" => Reply::html("<title>Check</title><main><h1>Are you human?</h1></main><script>setTimeout(() => { location = '/help'; }, 700)</script>"),
             "/plain" => Reply::html("<title>Plain</title><main><h1>Plain page</h1><p>No scripts needed here.</p><a href=/help>Help</a></main>"),
@@ -119,6 +128,8 @@ async fn chromium_backend() {
     the_chromium_path_reads_like_the_static_path(&always, &never).await;
     a_script_page_escalates_and_its_form_works(&auto, &never, &site).await;
     a_plain_page_stays_static(&auto, &site).await;
+    a_script_only_control_moves_the_tab(&auto, &site).await;
+    research_renders_script_pages_when_allowed(&auto, &never, &site).await;
     dialogs_are_dismissed_then_accepted_on_confirm(&always, &site).await;
     new_tabs_and_downloads(&always, &site, &downloads).await;
     a_screenshot_marks_the_refs_in_view_and_covers_secrets(&auto, &always, &site).await;
@@ -246,6 +257,42 @@ async fn a_plain_page_stays_static(auto: &AutoBackend, site: &Server) {
     let out = call(&mut s, "navigate", json!({"url": site.url("/plain").as_str()})).await;
     assert_eq!(engine(&out), "static", "{}", out.text);
     assert!(!ok(&out).contains("Chromium"));
+}
+
+async fn a_script_only_control_moves_the_tab(auto: &AutoBackend, site: &Server) {
+    let mut s = session(auto).await;
+    let out = call(&mut s, "navigate", json!({"url": site.url("/widget").as_str()})).await;
+    assert_eq!(engine(&out), "static", "{}", out.text);
+    let note = ref_named(&out, "textbox", "Note");
+    let out = call(&mut s, "act", json!({"steps": [
+        {"do": "type", "ref": note, "text": "hello"},
+        {"do": "click", "text": "Count"}
+    ]}))
+    .await;
+    let text = ok(&out);
+    assert_eq!(engine(&out), "chromium", "{text}");
+    assert!(text.contains("⚠ that control needs scripts: switched to Chromium"), "{text}");
+    // What was typed on the static path was carried over, and the click ran
+    // the page's script.
+    assert!(text.contains("Clicked: hello"), "{text}");
+}
+
+async fn research_renders_script_pages_when_allowed(auto: &AutoBackend, never: &AutoBackend, site: &Server) {
+    let urls = [site.url("/app").to_string(), site.url("/plain").to_string()];
+    let mut s = session(auto).await;
+    let out = call(&mut s, "research", json!({"urls": urls})).await;
+    let text = ok(&out);
+    assert!(text.contains("⚠ needs scripts") && text.contains("forms 0"), "{text}");
+    let out = call(&mut s, "research", json!({"urls": urls, "scripts": true})).await;
+    let text = ok(&out);
+    assert!(!text.contains("needs scripts"), "{text}");
+    assert!(text.contains("## [1] Greeter") && text.contains("forms 1"), "{text}");
+    assert!(text.contains("## [2] Plain"), "{text}");
+    // A server without Chromium says so and digests as served.
+    let mut s = session(never).await;
+    let out = call(&mut s, "research", json!({"urls": urls, "scripts": true})).await;
+    let text = ok(&out);
+    assert!(text.contains("⚠ needs scripts") && text.contains("⚠ scripts: this server does not use Chromium"), "{text}");
 }
 
 async fn dialogs_are_dismissed_then_accepted_on_confirm(always: &AutoBackend, site: &Server) {
