@@ -206,8 +206,8 @@ pub fn tools() -> Vec<Tool> {
         tool(
             "act",
             format!(
-                "Act on refs: click, type, select, check, uncheck, press, scroll, upload, hover, clear, submit; \
-                 or steps[] in order. Answers with a diff (Δ) or, after navigating, the new page. {DATA_NOTE}"
+                "Act on a ref (do), or run steps[] in order. Answers with a diff (Δ) or, after navigating, the new page. \
+                 {DATA_NOTE}"
             ),
             schema::<ActArgs>(SchemaFor::Input),
             false,
@@ -443,6 +443,8 @@ mod tests {
         let text = serde_json::to_string(&model_facing).expect("json");
         let tokens = whittle_engine::fold::tokens::exact_count(&text);
         assert!(tokens <= 1_200, "{tokens} tokens: {text}");
+        let whole = whittle_engine::fold::tokens::exact_count(&serde_json::to_string(&tools).expect("json"));
+        eprintln!("tool list: {tokens} o200k tokens model-facing, {whole} whole");
         let out = serde_json::to_string(&*tools[0].output_schema.clone().expect("output schema")).expect("json");
         assert!(out.contains("\"title\""), "page_content.title is in the output schema: {out}");
         // Error envelopes send null for what they do not know.

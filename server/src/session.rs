@@ -370,9 +370,19 @@ impl Session {
     async fn navigate(&mut self, args: NavigateArgs) -> Result<ToolOutput, Fail> {
         let nav = self.navigation(&args.url)?;
         let confirm = args.confirm.unwrap_or(false);
-        let arrival = self.tab().page.navigate(nav, confirm).await?;
+        let arrival = self.tab().page.navigate(nav, confirm).await;
+        // A `beforeunload` prompt of the page left (Chromium): its `!` line.
+        let events = self.tab().page.take_events();
+        let arrival = arrival.map_err(|e| match events.is_empty() {
+            true => e,
+            false => BrowseError::new(e.code, format!("{} ({})", e.message, events.join("; "))),
+        })?;
         let (obs, envelope) = self.view("navigate", &FoldOptions::default()).await?;
         let mut text = String::new();
+        for line in events {
+            text.push_str(&line);
+            text.push('\n');
+        }
         if let Some(from) = &arrival.from {
             text.push_str(&arrival_line(from, &arrival, &obs));
         }

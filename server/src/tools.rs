@@ -196,7 +196,7 @@ pub struct ResearchArgs {
     pub budget: Option<u32>,
     /// Also open the pages as tabs.
     pub keep: Option<bool>,
-    /// Render pages that need scripts in Chromium (slower).
+    /// Run the scripts of pages that need them (slower).
     pub scripts: Option<bool>,
 }
 

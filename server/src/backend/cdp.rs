@@ -451,6 +451,48 @@ impl CdpPage {
         BrowseError::new("engine_crashed", "Chromium stopped and this tab's page was lost: navigate to load it again")
     }
 
+    /// Goes somewhere (the body of `navigate`).
+    async fn go(&mut self, to: Navigation) -> Result<Arrival, BrowseError> {
+        if let (Some(cookies), Navigation::To(url)) = (self.cookies.take(), &to) {
+            for (name, value) in cookies {
+                if let Ok(p) = SetCookieParams::builder().name(name).value(value).url(url.as_str()).build() {
+                    let _ = bounded(self.page.execute(p)).await;
+                }
+            }
+        }
+        let page = self.page.clone();
+        match to {
+            Navigation::To(url) => {
+                let go = async move {
+                    let params = NavigateParams::builder().url(url.as_str()).build().map_err(cdp_error)?;
+                    let r = page.execute(params).await.map_err(cdp_error)?;
+                    match &r.result.error_text {
+                        Some(e) => Err(BrowseError::new("nav_failed", format!("Chromium could not load it: {e}"))),
+                        None => Ok(()),
+                    }
+                };
+                self.load(go).await
+            }
+            Navigation::Reload => {
+                let go = async move { page.execute(ReloadParams::default()).await.map(|_| ()).map_err(cdp_error) };
+                self.load(go).await
+            }
+            Navigation::Back | Navigation::Forward => {
+                let history = bounded(self.page.execute(GetNavigationHistoryParams::default())).await?;
+                let step: i64 = if matches!(to, Navigation::Back) { -1 } else { 1 };
+                let i = history.result.current_index + step;
+                let Some(entry) = usize::try_from(i).ok().and_then(|i| history.result.entries.get(i)) else {
+                    return Err(BrowseError::new("nav_failed", if step < 0 { "no page to go back to" } else { "no page to go forward to" }));
+                };
+                let id = entry.id;
+                let go = async move {
+                    page.execute(NavigateToHistoryEntryParams::new(id)).await.map(|_| ()).map_err(cdp_error)
+                };
+                self.load(go).await
+            }
+        }
+    }
+
     /// The main frame: its id, its loader id (a new one is a new
     /// document) and its URL.
     async fn frame(&self) -> Result<Frame, BrowseError> {
@@ -815,11 +857,9 @@ impl CdpPage {
                         lines.push(match x.state {
                             DownloadState::Done => format!("↧ downloaded {} → {}", x.name, path.display()),
                             DownloadState::Going => format!("↧ still downloading {} → {}", x.name, path.display()),
-                            DownloadState::TooLarge => format!(
-                                "✗ download {} cancelled: larger than {} MB",
-                                x.name,
-                                self.backend.inner.options.max_download_bytes / (1024 * 1024)
-                            ),
+                            DownloadState::TooLarge => {
+                                format!("✗ download {} cancelled: larger than {}", x.name, size(self.backend.inner.options.max_download_bytes))
+                            }
                             DownloadState::Failed => format!("✗ download {} failed", x.name),
                         });
                     }
@@ -957,47 +997,15 @@ impl Page for CdpPage {
         std::mem::take(&mut *self.dialogs.lines.lock().unwrap_or_else(|e| e.into_inner()))
     }
 
-    async fn navigate(&mut self, to: Navigation, _confirm: bool) -> Result<Arrival, BrowseError> {
+    async fn navigate(&mut self, to: Navigation, confirm: bool) -> Result<Arrival, BrowseError> {
         self.notices.clear();
         self.revive().await?;
-        if let (Some(cookies), Navigation::To(url)) = (self.cookies.take(), &to) {
-            for (name, value) in cookies {
-                if let Ok(p) = SetCookieParams::builder().name(name).value(value).url(url.as_str()).build() {
-                    let _ = bounded(self.page.execute(p)).await;
-                }
-            }
-        }
-        let page = self.page.clone();
-        match to {
-            Navigation::To(url) => {
-                let go = async move {
-                    let params = NavigateParams::builder().url(url.as_str()).build().map_err(cdp_error)?;
-                    let r = page.execute(params).await.map_err(cdp_error)?;
-                    match &r.result.error_text {
-                        Some(e) => Err(BrowseError::new("nav_failed", format!("Chromium could not load it: {e}"))),
-                        None => Ok(()),
-                    }
-                };
-                self.load(go).await
-            }
-            Navigation::Reload => {
-                let go = async move { page.execute(ReloadParams::default()).await.map(|_| ()).map_err(cdp_error) };
-                self.load(go).await
-            }
-            Navigation::Back | Navigation::Forward => {
-                let history = bounded(self.page.execute(GetNavigationHistoryParams::default())).await?;
-                let step: i64 = if matches!(to, Navigation::Back) { -1 } else { 1 };
-                let i = history.result.current_index + step;
-                let Some(entry) = usize::try_from(i).ok().and_then(|i| history.result.entries.get(i)) else {
-                    return Err(BrowseError::new("nav_failed", if step < 0 { "no page to go back to" } else { "no page to go forward to" }));
-                };
-                let id = entry.id;
-                let go = async move {
-                    page.execute(NavigateToHistoryEntryParams::new(id)).await.map(|_| ()).map_err(cdp_error)
-                };
-                self.load(go).await
-            }
-        }
+        // A `beforeunload` prompt of the page being left is answered as the
+        // call says (dismissed: the page stays, and the `!` line says so).
+        self.dialogs.accept.store(confirm, Ordering::SeqCst);
+        let arrival = self.go(to).await;
+        self.dialogs.accept.store(false, Ordering::SeqCst);
+        arrival
     }
 
     async fn analysis(&mut self, refs: &mut RefTable) -> Result<&Analysis, BrowseError> {
@@ -1413,6 +1421,14 @@ async fn watch_downloads(running: &Arc<Running>, max: u64) {
                     let Some(item) = d.items.get_mut(&ev.guid) else { continue };
                     item.bytes = ev.received_bytes.max(0.0) as u64;
                     match ev.state {
+                        // Finished before a progress event could stop it
+                        // (a fast source): over the cap, it is deleted.
+                        DownloadProgressState::Completed if item.bytes > max || item.state == DownloadState::TooLarge => {
+                            item.state = DownloadState::TooLarge;
+                            if let Some(path) = &ev.file_path {
+                                let _ = std::fs::remove_file(path);
+                            }
+                        }
                         DownloadProgressState::Completed => {
                             item.state = DownloadState::Done;
                             // Saved under its guid (AllowAndName): give it its name.
@@ -1436,6 +1452,15 @@ async fn watch_downloads(running: &Arc<Running>, max: u64) {
                 }
             }
         });
+    }
+}
+
+/// A byte count in words: `100 MB`, `256 KB`.
+fn size(bytes: u64) -> String {
+    match bytes {
+        b if b >= 1024 * 1024 => format!("{} MB", b / (1024 * 1024)),
+        b if b >= 1024 => format!("{} KB", b / 1024),
+        b => format!("{b} bytes"),
     }
 }
 

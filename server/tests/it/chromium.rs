@@ -78,6 +78,9 @@ async fn site() -> Server {
             "/dialog" => Reply::html(DIALOG),
             "/tabs" => Reply::html(TABS),
             "/help" => Reply::html("<title>Help</title><main><h1>Help</h1><p>Ask us.</p></main>"),
+            "/big.bin" => Reply::page(200, "application/octet-stream", &vec![b'x'; 3 * 1024 * 1024])
+                .header("Content-Disposition", "attachment; filename=\"big.bin\""),
+            "/big" => Reply::html("<title>Big</title><main><a href=/big.bin>Archive</a></main><script></script>"),
             "/file.txt" => Reply::page(200, "text/plain", b"statement of account\n")
                 .header("Content-Disposition", "attachment; filename=\"statement.txt\""),
             "/loop" => Reply::html(LOOP),
@@ -135,6 +138,7 @@ async fn chromium_backend() {
     a_screenshot_marks_the_refs_in_view_and_covers_secrets(&auto, &always, &site).await;
     waits_poll_a_live_page(&always, &site).await;
     a_looping_page_times_out_and_the_session_goes_on(&always, &site).await;
+    a_download_over_the_cap_is_cancelled(&site).await;
     a_killed_chromium_is_relaunched(&always, &site).await;
     let _ = std::fs::remove_dir_all(&downloads);
 }
@@ -387,6 +391,40 @@ async fn a_looping_page_times_out_and_the_session_goes_on(always: &AutoBackend, 
     assert!(matches!(code(&out), "nav_timeout" | "page_unresponsive"), "{}", out.text);
     let out = call(&mut s, "tabs", json!({"op": "open", "url": site.url("/help").as_str().replace("127.0.0.1", "localhost")})).await;
     assert!(ok(&out).contains("h1 Help"), "{}", out.text);
+}
+
+async fn a_download_over_the_cap_is_cancelled(site: &Server) {
+    let downloads = std::env::temp_dir().join(format!("whittle-test-capped-{}", std::process::id()));
+    let small = ChromiumOptions { downloads: downloads.clone(), max_download_bytes: 256 * 1024, ..ChromiumOptions::default() };
+    let always = AutoBackend::new(EnginePolicy::Chromium, CdpBackend::new(small));
+    let mut s = session(&always).await;
+    let out = call(&mut s, "navigate", json!({"url": site.url("/big").as_str()})).await;
+    let archive = ref_named(&out, "link", "Archive");
+    let out = call(&mut s, "act", json!({"do": "click", "ref": archive})).await;
+    assert!(ok(&out).contains("✗ download big.bin cancelled: larger than 256 KB"), "{}", out.text);
+    assert!(!downloads.join("big.bin").exists());
+    let _ = std::fs::remove_dir_all(&downloads);
+}
+
+/// No Chromium, or one that does not start: clear errors and notices, and
+/// the session goes on (no Chromium is needed for this test).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_missing_or_broken_chromium_is_a_clear_error() {
+    let missing = find_chromium(Some(std::path::Path::new("/nonexistent/chromium"))).map(|_| ()).unwrap_err();
+    assert_eq!(missing.code, "engine_unavailable");
+    assert!(missing.message.contains("/nonexistent/chromium"), "{}", missing.message);
+    // `false` starts and exits at once: Chromium "fails to start".
+    let broken = ChromiumOptions { executable: Some("/bin/false".into()), ..ChromiumOptions::default() };
+    let auto = AutoBackend::new(EnginePolicy::Auto, CdpBackend::new(broken));
+    let site = site().await;
+    let mut s = session(&auto).await;
+    let out = call(&mut s, "navigate", json!({"url": site.url("/app").as_str()})).await;
+    let text = ok(&out);
+    assert!(text.contains("⚠ this page needs scripts, and Chromium is unavailable (Chromium did not start"), "{text}");
+    let shot = call(&mut s, "screenshot", json!({})).await;
+    assert_eq!(code(&shot), "engine_unavailable", "{}", shot.text);
+    let out = call(&mut s, "navigate", json!({"url": site.url("/plain").as_str()})).await;
+    assert!(ok(&out).contains("Plain page"), "{}", out.text);
 }
 
 async fn a_killed_chromium_is_relaunched(always: &AutoBackend, site: &Server) {
