@@ -367,6 +367,24 @@ pub struct CdpPage {
     popups_seen: HashSet<TargetId>,
     /// Cookies to set before the first navigation.
     cookies: Option<Vec<(String, String)>>,
+    /// Whether its target was closed already.
+    closed: bool,
+}
+
+impl Drop for CdpPage {
+    /// A tab the session dropped (closed, or the session ended) is closed
+    /// in Chromium too, so targets do not pile up in a long-lived server.
+    fn drop(&mut self) {
+        if self.closed || !self.alive() {
+            return;
+        }
+        if let Ok(handle) = tokio::runtime::Handle::try_current() {
+            let page = self.page.clone();
+            handle.spawn(async move {
+                let _ = tokio::time::timeout(Duration::from_secs(2), page.close()).await;
+            });
+        }
+    }
 }
 
 /// The main frame of a page.
@@ -409,6 +427,7 @@ impl CdpPage {
             dialogs,
             popups_seen: HashSet::new(),
             cookies: None,
+            closed: false,
         })
     }
 
@@ -828,6 +847,7 @@ impl CdpPage {
                 dialogs,
                 popups_seen: HashSet::new(),
                 cookies: None,
+                closed: false,
             };
             page.wait_ready(self.backend.inner.options.nav_timeout).await;
             if let Ok(f) = page.frame().await {
@@ -1114,7 +1134,7 @@ impl CdpPage {
         if !popups.is_empty() {
             let first = popups.remove(0);
             for extra in popups {
-                let _ = tokio::time::timeout(Duration::from_secs(2), extra.page.close()).await;
+                extra.close().await;
             }
             return Ok(Effect::Opened(Box::new(first)));
         }
@@ -1145,9 +1165,11 @@ impl CdpPage {
         Ok(Some(node.result.node.backend_node_id))
     }
 
-    /// Closes the tab in Chromium.
-    pub async fn close(self) {
-        let _ = tokio::time::timeout(Duration::from_secs(2), self.page.close()).await;
+    /// Closes the tab in Chromium now (dropping it closes it too, in the
+    /// background).
+    pub async fn close(mut self) {
+        self.closed = true;
+        let _ = tokio::time::timeout(Duration::from_secs(2), self.page.clone().close()).await;
     }
 
     async fn perform(&mut self, a: &PageAction<'_>, target: Option<BackendNodeId>) -> Result<(), BrowseError> {

@@ -60,6 +60,19 @@ const WIDGET: &str = r#"<!doctype html><title>Notes</title><main><h1>Notes</h1>
 <button type="button" onclick="document.getElementById('c').textContent = 'Clicked: ' + document.querySelector('input').value">Count</button>
 <p id="c">Not clicked</p></main><script>/* the page's script */</script>"#;
 
+/// Every kind of step, each leaving a trace the page shows.
+const CONTROLS: &str = r#"<!doctype html><title>Controls</title>
+<style>#tip { visibility: hidden } #spot:hover + #tip { visibility: visible } .tall { height: 3000px }</style>
+<main><h1>Controls</h1>
+<label>Size <select id="size" onchange="log('size ' + this.value)"><option value="s">Small</option><option value="l">Large</option></select></label>
+<label><input type="checkbox" id="gift" onchange="log('gift ' + this.checked)"> Gift wrap</label>
+<form onsubmit="event.preventDefault(); log('searched ' + this.q.value)"><input name="q" aria-label="Search"></form>
+<label>Photo <input type="file" id="photo" onchange="log('file ' + this.files[0].name)"></label>
+<button id="spot" type="button">Hover me</button><span id="tip">Tip shown</span>
+<p id="log">Log:</p>
+<div class="tall"></div>
+</main><script>function log(s) { document.getElementById('log').textContent += ' ' + s; }</script>"#;
+
 const LOOP: &str = "<!doctype html><title>Loop</title><p>Spinning</p><script>while (true) {}</script>";
 
 fn required() -> bool {
@@ -85,6 +98,7 @@ async fn site() -> Server {
                 .header("Content-Disposition", "attachment; filename=\"statement.txt\""),
             "/loop" => Reply::html(LOOP),
             "/login" => Reply::html(LOGIN),
+            "/controls" => Reply::html(CONTROLS),
             "/widget" => Reply::html(WIDGET),
             "/slow" => Reply::html("<title>Slow</title><main><p id=s>Loading</p></main><script>setTimeout(() => { document.getElementById('s').textContent = 'Ready'; }, 800)</script>"),
             "/handoff" => Reply::html("<title>Check</title><main><h1>Are you human?</h1></main><script>setTimeout(() => { location = '/help'; }, 700)</script>"),
@@ -132,6 +146,7 @@ async fn chromium_backend() {
     a_script_page_escalates_and_its_form_works(&auto, &never, &site).await;
     a_plain_page_stays_static(&auto, &site).await;
     a_script_only_control_moves_the_tab(&auto, &site).await;
+    every_step_works_through_cdp(&always, &site).await;
     research_renders_script_pages_when_allowed(&auto, &never, &site).await;
     dialogs_are_dismissed_then_accepted_on_confirm(&always, &site).await;
     new_tabs_and_downloads(&always, &site, &downloads).await;
@@ -279,6 +294,40 @@ async fn a_script_only_control_moves_the_tab(auto: &AutoBackend, site: &Server) 
     // What was typed on the static path was carried over, and the click ran
     // the page's script.
     assert!(text.contains("Clicked: hello"), "{text}");
+}
+
+async fn every_step_works_through_cdp(always: &AutoBackend, site: &Server) {
+    let mut s = session(always).await;
+    let out = call(&mut s, "navigate", json!({"url": site.url("/controls").as_str()})).await;
+    let text = ok(&out);
+    assert!(text.contains("↓"), "the page is taller than the view: {text}");
+    assert!(!text.contains("Tip shown"), "{text}");
+    let size = ref_named(&out, "combobox", "Size");
+    let gift = ref_named(&out, "checkbox", "Gift wrap");
+    let search = ref_named(&out, "textbox", "Search");
+    let photo = ref_named(&out, "button", "Photo");
+    let file = std::env::temp_dir().join(format!("whittle-upload-{}.txt", std::process::id()));
+    std::fs::write(&file, "a photo").unwrap_or_else(|e| panic!("{e}"));
+    let out = call(&mut s, "act", json!({"steps": [
+        {"do": "select", "ref": size, "values": ["Large"]},
+        {"do": "check", "ref": gift},
+        {"do": "type", "ref": search, "text": "lamps"},
+        {"do": "press", "ref": search, "key": "Enter"},
+        {"do": "upload", "ref": photo, "files": [file.display().to_string()]},
+        {"do": "hover", "text": "Hover me"}
+    ]}))
+    .await;
+    let text = ok(&out);
+    let name = file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    assert!(text.contains(&format!("Log: size l gift true searched lamps file {name}")), "{text}");
+    assert!(text.contains("Tip shown"), "hover shows the tip: {text}");
+    let out = call(&mut s, "act", json!({"do": "uncheck", "ref": gift})).await;
+    assert!(ok(&out).contains("gift false"), "{}", out.text);
+    let out = call(&mut s, "act", json!({"do": "scroll", "dy": 10})).await;
+    let text = ok(&out);
+    // Scrolled to the end: screens above, none below.
+    assert!(text.contains("· ↑3") && !text.contains("↓"), "{text}");
+    let _ = std::fs::remove_file(&file);
 }
 
 async fn research_renders_script_pages_when_allowed(auto: &AutoBackend, never: &AutoBackend, site: &Server) {
