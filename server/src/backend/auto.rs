@@ -244,7 +244,7 @@ impl Page for AutoPage {
             return Err(BrowseError::new("no_page", "this tab is empty: navigate somewhere first"));
         };
         let Some(chromium) = self.chromium.clone() else {
-            return Err(BrowseError::new("engine_unavailable", "screenshots need Chromium, which this session does not use"));
+            return Err(BrowseError::new("engine_unavailable", "screenshots need Chromium, which this tab cannot use (--engine static, or it failed to start)"));
         };
         let clip = request.clip.map(|n| css_path(doc, n));
         let marks: Vec<(u32, String)> = request.marks.iter().map(|&(r, n)| (r, css_path(doc, n))).collect();
