@@ -69,7 +69,8 @@ fn span(img: &RgbImage, r: &Rect) -> Option<(u32, u32, u32, u32)> {
     let y0 = r.y.max(0.0).floor();
     let x1 = (r.x + r.width).min(w as f32).ceil();
     let y1 = (r.y + r.height).min(h as f32).ceil();
-    if !(x0 < x1 && y0 < y1) || !x0.is_finite() || !y0.is_finite() {
+    // NaN compares false, so a box of NaNs is outside too.
+    if !(x0 < x1 && y0 < y1) {
         return None;
     }
     Some((x0 as u32, y0 as u32, x1 as u32, y1 as u32))

@@ -64,7 +64,7 @@ impl Backend for AutoBackend {
         }
         let chromium = (self.policy == EnginePolicy::Auto).then(|| self.chromium.clone());
         Ok(Box::new(AutoPage {
-            inner: Engine::Static(StaticPage::new(session.fetcher.clone(), session.viewport)),
+            inner: Engine::Static(Box::new(StaticPage::new(session.fetcher.clone(), session.viewport))),
             chromium,
             session: session.clone(),
             checked: None,
@@ -89,22 +89,22 @@ struct AutoPage {
 /// The engine a tab is on.
 #[derive(Debug)]
 enum Engine {
-    Static(StaticPage),
-    Chromium(CdpPage),
+    Static(Box<StaticPage>),
+    Chromium(Box<CdpPage>),
 }
 
 impl Engine {
     fn page(&self) -> &dyn Page {
         match self {
-            Engine::Static(p) => p,
-            Engine::Chromium(p) => p,
+            Engine::Static(p) => &**p,
+            Engine::Chromium(p) => &**p,
         }
     }
 
     fn page_mut(&mut self) -> &mut dyn Page {
         match self {
-            Engine::Static(p) => p,
-            Engine::Chromium(p) => p,
+            Engine::Static(p) => &mut **p,
+            Engine::Chromium(p) => &mut **p,
         }
     }
 }
@@ -127,7 +127,7 @@ impl AutoPage {
         };
         match self.chromium_page(chromium, url).await {
             Ok(page) => {
-                self.inner = Engine::Chromium(page);
+                self.inner = Engine::Chromium(Box::new(page));
                 self.notice = Some(format!("{why}: switched to Chromium"));
                 Ok(())
             }

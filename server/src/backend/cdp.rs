@@ -1186,7 +1186,7 @@ impl CdpPage {
             Do::Check | Do::Uncheck => {
                 let node = need()?;
                 let want = a.action == Do::Check;
-                let state = self.call_on(node.clone(), "function() { return ('checked' in this) ? this.checked : (this.getAttribute('aria-checked') === 'true'); }", vec![]).await?;
+                let state = self.call_on(node, "function() { return ('checked' in this) ? this.checked : (this.getAttribute('aria-checked') === 'true'); }", vec![]).await?;
                 if state.as_bool() != Some(want) {
                     self.click(node).await?;
                 }
@@ -1197,7 +1197,7 @@ impl CdpPage {
                 let text = a.text.unwrap_or("");
                 let editable = self
                     .call_on(
-                        node.clone(),
+                        node,
                         "function() { if (this.disabled) return 'disabled'; if (this.readOnly) return 'readonly'; this.focus(); \
                          if (typeof this.select === 'function' && 'value' in this) { this.select(); return 'ok'; } \
                          if (this.isContentEditable) { const r = document.createRange(); r.selectNodeContents(this); const s = getSelection(); s.removeAllRanges(); s.addRange(r); return 'ok'; } \
@@ -1251,7 +1251,7 @@ impl CdpPage {
                 }
             }
             Do::Press => {
-                if let Some(node) = target.clone() {
+                if let Some(node) = target {
                     let _ = bounded(self.page.execute(FocusParams::builder().backend_node_id(node).build())).await;
                 }
                 self.key(a.key.unwrap_or("")).await
@@ -1367,14 +1367,14 @@ fn to_capture(snapshot: &CaptureSnapshotReturns, url: Option<Url>, viewport: Vie
     let layout = &doc.layout;
     for (k, &i) in layout.node_index.iter().enumerate() {
         let Some(node) = usize::try_from(i).ok().and_then(|i| out.get_mut(i)) else { continue };
-        if let Some(b) = layout.bounds.get(k).map(|r| r.inner()) {
-            if b.len() >= 4 {
-                let r = Rect { x: b[0] as f32, y: b[1] as f32, width: b[2] as f32, height: b[3] as f32 };
-                node.rect = Some(match node.rect {
-                    Some(old) => union(&old, &r),
-                    None => r,
-                });
-            }
+        if let Some(b) = layout.bounds.get(k).map(|r| r.inner())
+            && b.len() >= 4
+        {
+            let r = Rect { x: b[0] as f32, y: b[1] as f32, width: b[2] as f32, height: b[3] as f32 };
+            node.rect = Some(match node.rect {
+                Some(old) => union(&old, &r),
+                None => r,
+            });
         }
         if node.style.is_none()
             && let Some(st) = layout.styles.get(k)

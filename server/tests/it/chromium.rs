@@ -459,7 +459,9 @@ async fn a_download_over_the_cap_is_cancelled(site: &Server) {
 /// the session goes on (no Chromium is needed for this test).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_missing_or_broken_chromium_is_a_clear_error() {
-    let missing = find_chromium(Some(std::path::Path::new("/nonexistent/chromium"))).map(|_| ()).unwrap_err();
+    let Err(missing) = find_chromium(Some(std::path::Path::new("/nonexistent/chromium"))) else {
+        panic!("a missing Chromium was found");
+    };
     assert_eq!(missing.code, "engine_unavailable");
     assert!(missing.message.contains("/nonexistent/chromium"), "{}", missing.message);
     // `false` starts and exits at once: Chromium "fails to start".
