@@ -41,21 +41,11 @@ impl ComputedStyle {
                 continue;
             }
             for d in &decls {
-                match *d {
-                    Decl::Display(v) => style.display = v,
-                    Decl::Visibility(v) => style.visibility = v,
-                    Decl::ContentVisibility(v) => style.content_visibility = v,
-                    Decl::Position(v) => style.position = v,
-                    Decl::OverflowX(v) => style.overflow_x = v,
-                    Decl::OverflowY(v) => style.overflow_y = v,
-                    Decl::Opacity(v) => style.opacity = v,
-                    // Computed font sizes are absolute lengths.
-                    Decl::FontSize(FontSize::Length(l)) => {
-                        style.font_size = super::values::resolve_length(l, parent.font_size, 16.0, parent.font_size, (0.0, 0.0));
-                    }
-                    Decl::WhiteSpace(v) => style.white_space = v,
-                    Decl::TextTransform(v) => style.text_transform = v,
-                    _ => {}
+                // Computed font sizes are absolute lengths.
+                if !style.set_keyword(d)
+                    && let Decl::FontSize(FontSize::Length(l)) = *d
+                {
+                    style.font_size = super::values::resolve_length(l, parent.font_size, 16.0, parent.font_size, (0.0, 0.0));
                 }
             }
         }

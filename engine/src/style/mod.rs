@@ -131,6 +131,26 @@ impl Default for ComputedStyle {
 }
 
 impl ComputedStyle {
+    /// Sets the property a keyword-valued declaration (or opacity) gives;
+    /// `false` for the others (font sizes, content, box properties,
+    /// CSS-wide keywords), which need context.
+    #[inline]
+    pub(crate) fn set_keyword(&mut self, decl: &Decl) -> bool {
+        match *decl {
+            Decl::Display(d) => self.display = d,
+            Decl::Visibility(v) => self.visibility = v,
+            Decl::ContentVisibility(v) => self.content_visibility = v,
+            Decl::Position(p) => self.position = p,
+            Decl::OverflowX(o) => self.overflow_x = o,
+            Decl::OverflowY(o) => self.overflow_y = o,
+            Decl::Opacity(o) => self.opacity = o,
+            Decl::WhiteSpace(w) => self.white_space = w,
+            Decl::TextTransform(t) => self.text_transform = t,
+            _ => return false,
+        }
+        true
+    }
+
     /// Initial values, with the inherited properties taken from `parent`.
     pub(crate) fn inheriting(parent: &ComputedStyle) -> ComputedStyle {
         ComputedStyle {
@@ -641,14 +661,10 @@ impl Cascader<'_> {
     /// Applies one declaration. `revert_to` is the UA-origin style, for
     /// `revert` in author rules (in UA rules `revert` acts as `unset`).
     fn apply(&self, style: &mut ComputedStyle, parent: &ComputedStyle, revert_to: Option<&ComputedStyle>, decl: &Decl) {
+        if style.set_keyword(decl) {
+            return;
+        }
         match *decl {
-            Decl::Display(d) => style.display = d,
-            Decl::Visibility(v) => style.visibility = v,
-            Decl::ContentVisibility(v) => style.content_visibility = v,
-            Decl::Position(p) => style.position = p,
-            Decl::OverflowX(o) => style.overflow_x = o,
-            Decl::OverflowY(o) => style.overflow_y = o,
-            Decl::Opacity(o) => style.opacity = o,
             Decl::FontSize(f) => {
                 style.font_size = match f {
                     FontSize::Relative(factor) => parent.font_size * factor,
@@ -661,9 +677,20 @@ impl Cascader<'_> {
                     ),
                 }
             }
-            Decl::WhiteSpace(w) => style.white_space = w,
-            Decl::TextTransform(t) => style.text_transform = t,
-            Decl::Content(_) | Decl::Box(..) | Decl::BoxWide(..) => {}
+            // Set above (keywords), or not a computed value (content, box
+            // properties).
+            Decl::Display(_)
+            | Decl::Visibility(_)
+            | Decl::ContentVisibility(_)
+            | Decl::Position(_)
+            | Decl::OverflowX(_)
+            | Decl::OverflowY(_)
+            | Decl::Opacity(_)
+            | Decl::WhiteSpace(_)
+            | Decl::TextTransform(_)
+            | Decl::Content(_)
+            | Decl::Box(..)
+            | Decl::BoxWide(..) => {}
             Decl::Wide(property, wide) => {
                 let source = match (wide, revert_to) {
                     (Wide::Revert, Some(ua)) => *ua,
