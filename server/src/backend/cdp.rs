@@ -1409,8 +1409,13 @@ async fn watch_dialogs(page: &chromiumoxide::Page, state: Arc<DialogState>) {
             let accept = state.accept.load(Ordering::SeqCst);
             let kind = format!("{:?}", ev.r#type).to_lowercase();
             let message: String = whittle_engine::collapse_whitespace(&ev.message).chars().take(300).collect();
-            let outcome = if accept { "accepted".to_owned() } else { "dismissed (repeat the action with confirm:true to accept)".to_owned() };
-            state.lines.lock().unwrap_or_else(|e| e.into_inner()).push(format!("! {kind} {message:?} {outcome}"));
+            // An alert has nothing to choose: it is only reported.
+            let line = match (kind.as_str(), accept) {
+                ("alert", _) => format!("! alert {message:?}"),
+                (_, true) => format!("! {kind} {message:?} accepted"),
+                (_, false) => format!("! {kind} {message:?} dismissed (repeat the action with confirm:true to accept)"),
+            };
+            state.lines.lock().unwrap_or_else(|e| e.into_inner()).push(line);
             let params = HandleJavaScriptDialogParams { accept, prompt_text: ev.default_prompt.clone().filter(|_| accept) };
             let _ = tokio::time::timeout(COMMAND_TIMEOUT, page.execute(params)).await;
         }

@@ -38,6 +38,8 @@ document.getElementById('f').addEventListener('submit', async (ev) => {
 
 const DIALOG: &str = r#"<!doctype html><title>Orders</title><main><h1>Order 7</h1>
 <button onclick="document.getElementById('s').textContent = confirm('Delete the order?') ? 'Order deleted' : 'Order kept'">Delete</button>
+<button onclick="alert('Saved'); document.getElementById('s').textContent = 'Order saved'">Save</button>
+<button onclick="const n = prompt('New name?', 'Order 8'); document.getElementById('s').textContent = n === null ? 'Name kept' : 'Renamed to ' + n">Rename</button>
 <p id="s">Order open</p></main><script>document.title = 'Orders';</script>"#;
 
 const TABS: &str = r#"<!doctype html><title>Links</title><main><h1>Links</h1>
@@ -360,6 +362,17 @@ async fn dialogs_are_dismissed_then_accepted_on_confirm(always: &AutoBackend, si
     let text = ok(&out);
     assert!(text.contains("! confirm \"Delete the order?\" accepted"), "{text}");
     assert!(text.contains("Order deleted"), "{text}");
+    // An alert is reported and the page goes on; a prompt dismissed gives
+    // null, accepted its default answer.
+    let out = call(&mut s, "act", json!({"do": "click", "text": "Save"})).await;
+    let text = ok(&out);
+    assert!(text.contains("! alert \"Saved\"\n") && text.contains("Order saved"), "{text}");
+    let out = call(&mut s, "act", json!({"do": "click", "text": "Rename"})).await;
+    let text = ok(&out);
+    assert!(text.contains("! prompt \"New name?\" dismissed") && text.contains("Name kept"), "{text}");
+    let out = call(&mut s, "act", json!({"do": "click", "text": "Rename", "confirm": true})).await;
+    let text = ok(&out);
+    assert!(text.contains("! prompt \"New name?\" accepted") && text.contains("Renamed to Order 8"), "{text}");
 }
 
 async fn new_tabs_and_downloads(always: &AutoBackend, site: &Server, downloads: &std::path::Path) {
