@@ -239,19 +239,31 @@ fn first_sentence(text: &str) -> &str {
 /// (`#root`, `#__next`, `#app`, `#__nuxt`) or a `<noscript>` asking for
 /// JavaScript. What the static path shows of such a page is not what a
 /// person sees; the server takes it to Chromium when it can.
+///
+/// The server asks this of every page it loads, so the one walk of the
+/// page decides first; the main content is extracted only for the few
+/// pages that walk cannot clear.
 pub fn needs_scripts(doc: &Document, styles: &Styles, sem: &Semantics) -> bool {
+    let scan = scan(doc, styles);
+    if !may_be_shell(&scan) {
+        return false;
+    }
     let meta = meta::page_meta(doc);
     let content = content::main_content_titled(doc, styles, sem, &meta.title);
-    is_script_shell(&scan(doc, styles), &content)
+    is_script_shell(&scan, &content)
+}
+
+/// What the walk alone says: scripts, and almost no text, an empty app
+/// root or a `<noscript>` asking for JavaScript.
+fn may_be_shell(scan: &Scan) -> bool {
+    scan.scripts > 0 && (scan.text_chars < SHELL_TEXT_CHARS || scan.app_root_empty || scan.noscript_asks)
 }
 
 fn is_script_shell(scan: &Scan, content: &MainContent) -> bool {
     // A page with an article of its own is not a shell, whatever its
     // `<noscript>` says (comment widgets ask for JavaScript too).
     let content_chars: usize = content.blocks.iter().map(|b| b.text.len()).sum();
-    scan.scripts > 0
-        && content_chars < THIN_CONTENT_BYTES
-        && (scan.text_chars < SHELL_TEXT_CHARS || scan.app_root_empty || scan.noscript_asks)
+    may_be_shell(scan) && content_chars < THIN_CONTENT_BYTES
 }
 
 /// What one walk over the page counts.

@@ -66,8 +66,6 @@ const QUIET: Duration = Duration::from_millis(200);
 /// How long a parsed page may go on loading (images, ads, scripts that
 /// never finish) before it is shown as it is.
 const LOAD_GRACE: Duration = Duration::from_secs(3);
-/// The most new tabs one action may open; more are closed.
-const MAX_POPUPS: usize = 4;
 
 /// Where and how Chromium runs.
 #[derive(Debug, Clone)]
@@ -407,28 +405,34 @@ impl CdpPage {
     /// A new blank tab of `session`'s browser context.
     pub async fn open(backend: CdpBackend, session: &SessionContext) -> Result<CdpPage, BrowseError> {
         let (running, page, relaunched) = backend.new_target(session.session).await?;
+        let mut tab = CdpPage::wrap(backend, running, session.session, session.viewport, page).await;
+        if relaunched {
+            tab.notices.push(restarted_notice());
+        }
+        Ok(tab)
+    }
+
+    /// A tab for a target of `running` (a new one, or one a page opened),
+    /// its dialogs watched.
+    async fn wrap(backend: CdpBackend, running: Arc<Running>, session: u64, viewport: Viewport, page: chromiumoxide::Page) -> CdpPage {
         let dialogs = Arc::new(DialogState::default());
         watch_dialogs(&page, dialogs.clone()).await;
-        let mut notices = Vec::new();
-        if relaunched {
-            notices.push(restarted_notice());
-        }
-        Ok(CdpPage {
+        CdpPage {
             backend,
             running,
-            session: session.session,
-            viewport: session.viewport,
+            session,
+            viewport,
             page,
             url: None,
             generation: 0,
             live: None,
             stale: true,
-            notices,
+            notices: Vec::new(),
             dialogs,
             popups_seen: HashSet::new(),
             cookies: None,
             closed: false,
-        })
+        }
     }
 
     /// Cookies to set before the first navigation (what the static path's
@@ -553,19 +557,14 @@ impl CdpPage {
                 }
             }
         };
-        match outcome {
-            Ok(()) => {}
+        if let Err(e) = outcome {
+            nav.abort();
+            let _ = tokio::time::timeout(Duration::from_secs(2), self.page.execute(StopLoadingParams::default())).await;
             // Parsed but still loading: show what is there.
-            Err(e) if e.code == "nav_timeout" && parsed_at.is_some() => {
-                nav.abort();
-                let _ = tokio::time::timeout(Duration::from_secs(2), self.page.execute(StopLoadingParams::default())).await;
-                self.notices.push("the page was still loading (images, ads or scripts): shown as far as it got".into());
-            }
-            Err(e) => {
-                nav.abort();
-                let _ = tokio::time::timeout(Duration::from_secs(2), self.page.execute(StopLoadingParams::default())).await;
+            if e.code != "nav_timeout" || parsed_at.is_none() {
                 return Err(e);
             }
+            self.notices.push("the page was still loading (images, ads or scripts): shown as far as it got".into());
         }
         self.wait_ready(timeout.saturating_sub(start.elapsed())).await;
         let url = self.frame().await?.url;
@@ -574,15 +573,11 @@ impl CdpPage {
         Ok(Arrival { from, to })
     }
 
-    /// `document.readyState`, unless the page does not answer.
+    /// `document.readyState`, unless the page does not answer within
+    /// half a second.
     async fn ready_state(&self) -> Option<String> {
-        let params = chromiumoxide::cdp::js_protocol::runtime::EvaluateParams::builder()
-            .expression("document.readyState")
-            .return_by_value(true)
-            .build()
-            .ok()?;
-        let r = tokio::time::timeout(Duration::from_millis(500), self.page.execute(params)).await.ok()?.ok()?;
-        r.result.result.value.as_ref()?.as_str().map(str::to_owned)
+        let v = self.eval_within("document.readyState", Duration::from_millis(500)).await.ok()?;
+        v.as_str().map(str::to_owned)
     }
 
     /// Waits (bounded) until the document has loaded and the DOM is
@@ -622,12 +617,18 @@ impl CdpPage {
     }
 
     async fn eval_value(&self, expression: &str) -> Result<serde_json::Value, BrowseError> {
+        self.eval_within(expression, COMMAND_TIMEOUT).await
+    }
+
+    /// Evaluates `expression` in the page and returns its value, within
+    /// `limit`.
+    async fn eval_within(&self, expression: &str, limit: Duration) -> Result<serde_json::Value, BrowseError> {
         let params = chromiumoxide::cdp::js_protocol::runtime::EvaluateParams::builder()
             .expression(expression)
             .return_by_value(true)
             .build()
             .map_err(cdp_error)?;
-        let r = bounded(self.page.execute(params)).await?;
+        let r = bounded_by(limit, self.page.execute(params)).await?;
         if r.result.exception_details.is_some() {
             return Err(BrowseError::new("internal", "a page script failed"));
         }
@@ -728,17 +729,8 @@ impl CdpPage {
     /// when it has no box.
     async fn centre(&self, node: BackendNodeId) -> Result<Option<(f64, f64)>, BrowseError> {
         let _ = bounded(self.page.execute(ScrollIntoViewIfNeededParams::builder().backend_node_id(node).build())).await;
-        let quads = match bounded(self.page.execute(GetContentQuadsParams::builder().backend_node_id(node).build())).await {
-            Ok(q) => q.result.quads.clone(),
-            Err(_) => return Ok(None),
-        };
-        let Some(q) = quads.first().map(|q| q.inner().clone()) else { return Ok(None) };
-        if q.len() < 8 {
-            return Ok(None);
-        }
-        let x = (q[0] + q[2] + q[4] + q[6]) / 4.0;
-        let y = (q[1] + q[3] + q[5] + q[7]) / 4.0;
-        Ok(Some((x, y)))
+        // The first box (a wrapped link's first line), not their union.
+        Ok(self.quads(node).await.first().map(|r| (f64::from(r.x + r.width / 2.0), f64::from(r.y + r.height / 2.0))))
     }
 
     async fn mouse(&self, kind: DispatchMouseEventType, x: f64, y: f64, clicks: i64) -> Result<(), BrowseError> {
@@ -817,45 +809,29 @@ impl CdpPage {
         Ok(())
     }
 
-    /// New tabs this page opened since the last look, as pages of this
-    /// backend; past [`MAX_POPUPS`] they are closed.
-    async fn popups(&mut self) -> Vec<CdpPage> {
-        let Ok(pages) = bounded(self.running.browser.pages()).await else { return Vec::new() };
+    /// The first new tab this page opened since the last look, loaded;
+    /// any others are closed at once (a popup storm costs nothing).
+    async fn popup(&mut self) -> Option<CdpPage> {
+        let pages = bounded(self.running.browser.pages()).await.ok()?;
         let me = self.page.target_id().clone();
-        let mut out = Vec::new();
+        let mut first = None;
         for p in pages {
             if p.opener_id().as_ref() != Some(&me) || !self.popups_seen.insert(p.target_id().clone()) {
                 continue;
             }
-            if out.len() >= MAX_POPUPS {
+            if first.is_some() {
                 let _ = tokio::time::timeout(Duration::from_secs(2), p.close()).await;
                 continue;
             }
-            let dialogs = Arc::new(DialogState::default());
-            watch_dialogs(&p, dialogs.clone()).await;
-            let mut page = CdpPage {
-                backend: self.backend.clone(),
-                running: self.running.clone(),
-                session: self.session,
-                viewport: self.viewport,
-                page: p,
-                url: None,
-                generation: 1,
-                live: None,
-                stale: true,
-                notices: Vec::new(),
-                dialogs,
-                popups_seen: HashSet::new(),
-                cookies: None,
-                closed: false,
-            };
-            page.wait_ready(self.backend.inner.options.nav_timeout).await;
-            if let Ok(f) = page.frame().await {
-                page.url = Url::parse(&f.url).ok();
-            }
-            out.push(page);
+            first = Some(p);
         }
-        out
+        let mut tab = CdpPage::wrap(self.backend.clone(), self.running.clone(), self.session, self.viewport, first?).await;
+        tab.generation = 1;
+        tab.wait_ready(self.backend.inner.options.nav_timeout).await;
+        if let Ok(f) = tab.frame().await {
+            tab.url = Url::parse(&f.url).ok();
+        }
+        Some(tab)
     }
 
     /// Downloads this page started: `↧` lines, waiting (bounded) for them
@@ -966,24 +942,30 @@ impl CdpPage {
     /// The element's border box in viewport coordinates (the bounds of
     /// its quads), if it has one.
     async fn viewport_rect(&self, node: BackendNodeId) -> Option<Rect> {
-        let quads = bounded(self.page.execute(GetContentQuadsParams::builder().backend_node_id(node).build())).await.ok()?;
-        let mut out: Option<Rect> = None;
-        for q in &quads.result.quads {
-            let q = q.inner();
-            if q.len() < 8 {
-                continue;
-            }
-            let xs = [q[0], q[2], q[4], q[6]];
-            let ys = [q[1], q[3], q[5], q[7]];
-            let (x0, x1) = (xs.iter().copied().fold(f64::MAX, f64::min), xs.iter().copied().fold(f64::MIN, f64::max));
-            let (y0, y1) = (ys.iter().copied().fold(f64::MAX, f64::min), ys.iter().copied().fold(f64::MIN, f64::max));
-            let r = Rect { x: x0 as f32, y: y0 as f32, width: (x1 - x0) as f32, height: (y1 - y0) as f32 };
-            out = Some(match out {
-                Some(o) => union(&o, &r),
-                None => r,
-            });
-        }
-        out
+        self.quads(node).await.into_iter().reduce(|a, b| union(&a, &b))
+    }
+
+    /// The bounds of each of the element's boxes (`DOM.getContentQuads`),
+    /// in viewport coordinates; none when it has no box.
+    async fn quads(&self, node: BackendNodeId) -> Vec<Rect> {
+        let Ok(quads) = bounded(self.page.execute(GetContentQuadsParams::builder().backend_node_id(node).build())).await else {
+            return Vec::new();
+        };
+        quads
+            .result
+            .quads
+            .iter()
+            .filter_map(|q| {
+                let q = q.inner();
+                if q.len() < 8 {
+                    return None;
+                }
+                let (xs, ys) = ([q[0], q[2], q[4], q[6]], [q[1], q[3], q[5], q[7]]);
+                let (x0, x1) = (xs.iter().copied().fold(f64::MAX, f64::min), xs.iter().copied().fold(f64::MIN, f64::max));
+                let (y0, y1) = (ys.iter().copied().fold(f64::MAX, f64::min), ys.iter().copied().fold(f64::MIN, f64::max));
+                Some(Rect { x: x0 as f32, y: y0 as f32, width: (x1 - x0) as f32, height: (y1 - y0) as f32 })
+            })
+            .collect()
     }
 
     /// Resolves a selector to a node (for callers that know elements by
@@ -1130,13 +1112,8 @@ impl CdpPage {
         self.dialogs.accept.store(false, Ordering::SeqCst);
         let mut events = self.download_lines().await;
         self.dialogs.lines.lock().unwrap_or_else(|e| e.into_inner()).append(&mut events);
-        let mut popups = self.popups().await;
-        if !popups.is_empty() {
-            let first = popups.remove(0);
-            for extra in popups {
-                extra.close().await;
-            }
-            return Ok(Effect::Opened(Box::new(first)));
+        if let Some(tab) = self.popup().await {
+            return Ok(Effect::Opened(Box::new(tab)));
         }
         if after.loader != before.loader {
             self.wait_ready(self.backend.inner.options.nav_timeout).await;
@@ -1510,9 +1487,20 @@ fn cdp_error(e: impl fmt::Display) -> BrowseError {
 /// A CDP call bounded by [`COMMAND_TIMEOUT`]: a page that loops in script
 /// costs a timeout, not the session.
 async fn bounded<T, E: fmt::Display>(f: impl std::future::Future<Output = Result<T, E>>) -> Result<T, BrowseError> {
-    match tokio::time::timeout(COMMAND_TIMEOUT, f).await {
+    bounded_by(COMMAND_TIMEOUT, f).await
+}
+
+/// A CDP call bounded by `limit`.
+async fn bounded_by<T, E: fmt::Display>(limit: Duration, f: impl std::future::Future<Output = Result<T, E>>) -> Result<T, BrowseError> {
+    match tokio::time::timeout(limit, f).await {
         Ok(Ok(v)) => Ok(v),
         Ok(Err(e)) => Err(cdp_error(e)),
-        Err(_) => Err(BrowseError::new("page_unresponsive", format!("Chromium did not answer within {} s (a script may be looping)", COMMAND_TIMEOUT.as_secs()))),
+        Err(_) => Err(BrowseError::new(
+            "page_unresponsive",
+            match limit.as_secs() {
+                0 => format!("Chromium did not answer within {} ms (a script may be looping)", limit.as_millis()),
+                secs => format!("Chromium did not answer within {secs} s (a script may be looping)"),
+            },
+        )),
     }
 }
