@@ -334,7 +334,8 @@ mod tests {
     }
 
     fn observe(c: &Capture) -> String {
-        let got = from_capture(c);
+        let mut got = from_capture(c);
+        got.styles.conceal(&got.document, &got.layout);
         let sem = compute_semantics(&got.document, &got.styles);
         let tree = build_tree(&got.document, &got.styles, &sem, &mut RefTable::new());
         let folded = fold(&got.document, &tree, &got.layout, &FoldOptions::default(), &RenderOptions::default());

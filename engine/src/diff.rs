@@ -488,6 +488,7 @@ mod tests {
             title: String::new(),
             url: String::new(),
             header: "# T".to_owned(),
+            notes: Vec::new(),
             lines: lines.iter().map(|(l, _)| (*l).to_owned()).collect(),
             line_refs: lines.iter().map(|(_, r)| r.iter().copied().collect()).collect(),
             widgets: Vec::new(),

@@ -616,7 +616,9 @@ pub(crate) fn visible_text(
                     continue;
                 }
                 match &doc.node(n).data {
-                    NodeData::Text(t) if styles.hidden(n).is_none() => crate::text::push_collapsed(&mut out, t),
+                    NodeData::Text(t) if styles.hidden(n).is_none() && !styles.text_concealed(n) => {
+                        crate::text::push_collapsed(&mut out, t)
+                    }
                     NodeData::Element(e) => {
                         let block = !styles.get(n).display.is_inline_level();
                         if n != id && block && !out.ends_with(' ') && !out.is_empty() {

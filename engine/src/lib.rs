@@ -84,6 +84,7 @@ pub mod fold;
 pub mod layout;
 pub mod parse;
 pub mod render;
+pub mod safety;
 pub mod semantics;
 pub mod style;
 pub(crate) mod text;
@@ -168,8 +169,9 @@ pub fn snapshot(bytes: &[u8], options: &SnapshotOptions, refs: &mut RefTable) ->
 /// share one table; call [`RefTable::forget`] with [`Document::id`] when a
 /// document is dropped.
 pub fn snapshot_document(document: Document, options: &SnapshotOptions, refs: &mut RefTable) -> Snapshot {
-    let styles = cascade(&document, &options.cascade);
+    let mut styles = cascade(&document, &options.cascade);
     let layout = compute_layout(&document, &styles, &options.layout);
+    styles.conceal(&document, &layout);
     let semantics = compute_semantics(&document, &styles);
     let tree = build_tree(&document, &styles, &semantics, refs);
     let fold_options = options.fold.with_content(&document, &styles, &semantics);

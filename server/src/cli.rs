@@ -1,6 +1,7 @@
 //! The command line: `whittle snapshot` and `whittle inspect`.
 
 use std::io::Write;
+use std::sync::Arc;
 
 use serde::Serialize;
 use url::Url;
@@ -12,6 +13,7 @@ use whittle_engine::{
 };
 
 use crate::load::{LoadError, Loader};
+use crate::policy::NetPolicy;
 
 /// Why a command failed, and with which exit code.
 #[derive(Debug, thiserror::Error)]
@@ -28,15 +30,56 @@ pub enum CliError {
     /// The page has nothing of what was asked (no table, no list): exit 1.
     #[error("{0}")]
     Nothing(String),
+    /// The profile cannot be used: exit 2.
+    #[error("profile {0}")]
+    Profile(#[from] crate::profile::ProfileError),
+    /// The profile says paused: nothing from any page is given out: exit 3.
+    #[error("⏸ paused by the profile ({0}): nothing from the page was sent")]
+    Paused(String),
 }
 
 impl CliError {
     /// The process exit code.
     pub fn exit_code(&self) -> i32 {
         match self {
-            CliError::Usage(_) => 2,
+            CliError::Usage(_) | CliError::Profile(_) => 2,
+            CliError::Paused(_) => 3,
             CliError::Load(_) | CliError::Output(_) | CliError::Nothing(_) => 1,
         }
+    }
+}
+
+/// The flags of every command that fetches: the profile, and whether
+/// private addresses may be fetched.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct AccessArgs {
+    /// The profile (TOML): allowed and blocked sites, private addresses,
+    /// secrets, limits (default: $WHITTLE_PROFILE, else
+    /// ~/.config/whittle/profile.toml when it exists).
+    #[arg(long, value_name = "PATH")]
+    pub profile: Option<std::path::PathBuf>,
+    /// Allow loopback, private and link-local addresses (local testing,
+    /// intranets); refused by default.
+    #[arg(long)]
+    pub allow_private: bool,
+}
+
+impl AccessArgs {
+    /// The profile, with `--allow-private` applied.
+    pub fn profile(&self) -> Result<crate::profile::Profile, crate::profile::ProfileError> {
+        let mut profile = crate::profile::Profile::load(self.profile.as_deref())?;
+        profile.net.private |= self.allow_private;
+        Ok(profile)
+    }
+
+    /// The network policy of a CLI command; a paused profile is an error.
+    pub fn policy(&self) -> Result<Arc<NetPolicy>, CliError> {
+        let profile = self.profile()?;
+        if profile.paused {
+            let path = profile.path.as_deref().map_or_else(|| "profile".into(), |p| p.display().to_string());
+            return Err(CliError::Paused(path));
+        }
+        Ok(Arc::new(profile.net))
     }
 }
 
@@ -117,8 +160,12 @@ impl ViewArgs<'_> {
 }
 
 /// Loads a page and parses it with its URL.
-fn load_document(source: &str, base_url: Option<&str>) -> Result<(Document, Vec<StylesheetText>, Vec<String>), CliError> {
-    let mut loader = Loader::new();
+fn load_document(
+    source: &str,
+    base_url: Option<&str>,
+    policy: &Arc<NetPolicy>,
+) -> Result<(Document, Vec<StylesheetText>, Vec<String>), CliError> {
+    let mut loader = Loader::new(policy.clone());
     let page = loader.load(source)?;
     let url = match base_url {
         Some(b) => Some(Url::parse(b).map_err(|e| CliError::Usage(format!("--base-url {b:?} is not a URL: {e}")))?),
@@ -137,6 +184,7 @@ fn load_document(source: &str, base_url: Option<&str>) -> Result<(Document, Vec<
 /// standard output. `view` chooses the mode, budget and expanded ref; bad
 /// values are usage errors (exit 2) before anything is loaded, and so is
 /// an `--expand` ref the page does not have.
+#[allow(clippy::too_many_arguments)]
 pub fn snapshot(
     source: &str,
     format: Format,
@@ -144,10 +192,11 @@ pub fn snapshot(
     view: ViewArgs<'_>,
     verbose: bool,
     viewport: Viewport,
+    policy: &Arc<NetPolicy>,
     out: &mut dyn Write,
 ) -> Result<(), CliError> {
     let fold = view.fold_options()?;
-    let loaded = load_document(source, base_url);
+    let loaded = load_document(source, base_url, policy);
     if format == Format::Json
         && let Err(CliError::Load(e)) = &loaded
     {
@@ -176,7 +225,7 @@ pub fn snapshot(
         }
     }
     match format {
-        Format::Text => out.write_all(snap.observation.text().as_bytes())?,
+        Format::Text => out.write_all(private(&snap.observation.text()).as_bytes())?,
         Format::Json => {
             let snapshot_text = snap.observation.text();
             let ids = Ids {
@@ -185,7 +234,8 @@ pub fn snapshot(
                 tab_id: "1".into(),
             };
             let envelope = Envelope::observation(ids, "static", &snap.layout, &snap.observation, &snap.tree, origin);
-            serde_json::to_writer_pretty(&mut *out, &envelope).map_err(std::io::Error::from)?;
+            let json = serde_json::to_string_pretty(&envelope).map_err(std::io::Error::from)?;
+            out.write_all(private(&json).as_bytes())?;
             out.write_all(b"\n")?;
         }
     }
@@ -213,9 +263,15 @@ struct Inspected<'a> {
 
 /// `whittle inspect`: one JSON object per element matching `selector`, in
 /// tree order.
-pub fn inspect(source: &str, selector: &str, base_url: Option<&str>, out: &mut dyn Write) -> Result<(), CliError> {
+pub fn inspect(
+    source: &str,
+    selector: &str,
+    base_url: Option<&str>,
+    policy: &Arc<NetPolicy>,
+    out: &mut dyn Write,
+) -> Result<(), CliError> {
     let selector = Selector::parse(selector).map_err(|e| CliError::Usage(e.to_string()))?;
-    let (doc, sheets, _problems) = load_document(source, base_url)?;
+    let (doc, sheets, _problems) = load_document(source, base_url, policy)?;
     let mut options = SnapshotOptions::default();
     options.cascade.stylesheets = sheets;
     let mut refs = RefTable::new();
@@ -265,13 +321,21 @@ pub enum ExtractWhat {
 
 /// `whittle extract`: the page's main text, table or list, unpaged.
 /// Only the stages each kind needs run: text needs no layout and no tree.
-pub fn extract(source: &str, what: ExtractWhat, base_url: Option<&str>, out: &mut dyn Write) -> Result<(), CliError> {
-    let (doc, sheets, _problems) = load_document(source, base_url)?;
-    let styles = whittle_engine::cascade(&doc, &CascadeOptions { stylesheets: sheets, ..CascadeOptions::default() });
+pub fn extract(
+    source: &str,
+    what: ExtractWhat,
+    base_url: Option<&str>,
+    policy: &Arc<NetPolicy>,
+    out: &mut dyn Write,
+) -> Result<(), CliError> {
+    let (doc, sheets, _problems) = load_document(source, base_url, policy)?;
+    let mut styles = whittle_engine::cascade(&doc, &CascadeOptions { stylesheets: sheets, ..CascadeOptions::default() });
+    // Without layout: what colours, sizes and clips conceal.
+    styles.conceal(&doc, &whittle_engine::Layout::unknown(styles.viewport()));
     let sem = whittle_engine::compute_semantics(&doc, &styles);
     let kind = match what {
         ExtractWhat::Text => {
-            out.write_all(whittle_engine::main_content(&doc, &styles, &sem).text().as_bytes())?;
+            out.write_all(private(&whittle_engine::main_content(&doc, &styles, &sem).text()).as_bytes())?;
             return Ok(());
         }
         ExtractWhat::Table => whittle_engine::ExtractKind::Table,
@@ -280,8 +344,16 @@ pub fn extract(source: &str, what: ExtractWhat, base_url: Option<&str>, out: &mu
     let tree = whittle_engine::build_tree(&doc, &styles, &sem, &mut RefTable::new());
     let extracted = whittle_engine::extract(&doc, &styles, &sem, &tree, kind, None, 0, false, u32::MAX)
         .map_err(|e| CliError::Nothing(e.to_string()))?;
-    out.write_all(extracted.text.as_bytes())?;
+    out.write_all(private(&extracted.text).as_bytes())?;
     Ok(())
+}
+
+/// What the CLI prints of a page, as the MCP session gives it: without
+/// characters a person cannot see, secret-looking values as tokens
+/// (PROTOCOL §5; numbered per run).
+fn private(text: &str) -> String {
+    let readable = whittle_engine::safety::conceal::readable(text).text;
+    whittle_engine::safety::Vault::new().redact(&readable).into_owned()
 }
 
 /// `whittle research`'s budget per page without `--budget`, in tokens.
@@ -304,6 +376,8 @@ pub struct ResearchArgs {
     pub per_host: usize,
     /// Render pages that need scripts in Chromium.
     pub scripts: bool,
+    /// Where pages may be fetched from.
+    pub policy: Arc<NetPolicy>,
 }
 
 /// `whittle research`: digests pages in parallel. With `jsonl`, streams
@@ -331,7 +405,7 @@ pub fn research(args: &ResearchArgs, out: &mut (dyn Write + Send)) -> Result<(),
         .enable_all()
         .build()
         .map_err(|e| CliError::Usage(format!("cannot start the async runtime: {e}")))?;
-    let fetcher = crate::fetch::Fetcher::new(crate::fetch::Limits::default(), None).map_err(LoadError::from)?;
+    let fetcher = crate::fetch::Fetcher::guarded(crate::fetch::Limits::default(), args.policy.clone()).map_err(LoadError::from)?;
     let progress = std::io::stderr().is_terminal();
     let total = urls.len();
     let mut write_error: Option<std::io::Error> = None;
@@ -343,13 +417,16 @@ pub fn research(args: &ResearchArgs, out: &mut (dyn Write + Send)) -> Result<(),
             }
             if args.jsonl && write_error.is_none() {
                 let line = serde_json::to_string(page).unwrap_or_default();
-                if let Err(e) = writeln!(out, "{line}").and_then(|()| out.flush()) {
+                if let Err(e) = writeln!(out, "{}", private(&line)).and_then(|()| out.flush()) {
                     write_error = Some(e);
                 }
             }
         };
         let render = args.scripts.then(|| {
-            let chromium = crate::backend::cdp::CdpBackend::new(crate::backend::cdp::ChromiumOptions::default());
+            let chromium = crate::backend::cdp::CdpBackend::new(crate::backend::cdp::ChromiumOptions {
+                policy: Some(args.policy.clone()),
+                ..crate::backend::cdp::ChromiumOptions::default()
+            });
             let context = crate::backend::SessionContext { fetcher: fetcher.clone(), session: 0, viewport: whittle_engine::Viewport::default() };
             crate::research::Renderer::new(chromium, context, 3)
         });
@@ -362,7 +439,7 @@ pub fn research(args: &ResearchArgs, out: &mut (dyn Write + Send)) -> Result<(),
         return Err(CliError::Output(e));
     }
     if !args.jsonl {
-        out.write_all(result.text(options.budget, options.limit).as_bytes())?;
+        out.write_all(private(&result.text(options.budget, options.limit)).as_bytes())?;
     }
     Ok(())
 }

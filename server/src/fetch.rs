@@ -20,6 +20,8 @@ use tokio::time::Instant;
 use url::Url;
 use whittle_engine::StylesheetText;
 
+use crate::policy::{GuardedResolver, NetPolicy, Refusal};
+
 /// What one navigation and its stylesheets may cost.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
@@ -150,7 +152,7 @@ pub enum FetchError {
         reason: String,
     },
     /// The session's [`HopCheck`] refused the URL; nothing was sent to it.
-    #[error("{url} is not allowed: {reason}")]
+    #[error("not allowed: {reason}")]
     Blocked {
         /// The refused URL, redacted.
         url: String,
@@ -313,20 +315,39 @@ impl fmt::Debug for Fetcher {
 
 impl Fetcher {
     /// A fetcher with an empty cookie jar. `hop_check`, if any, is asked
-    /// about every URL before it is requested.
+    /// about every URL before it is requested; nothing else is checked
+    /// (tests and benches on loopback). Sessions use [`Fetcher::guarded`].
     pub fn new(limits: Limits, hop_check: Option<HopCheck>) -> Result<Fetcher, FetchError> {
+        Fetcher::build(limits, hop_check, None)
+    }
+
+    /// A fetcher that obeys `policy`: every URL (redirect targets and
+    /// stylesheets included) is checked before it is requested, and every
+    /// address a name resolves to is checked before the client connects,
+    /// so a name that resolves to a private address is refused too.
+    pub fn guarded(limits: Limits, policy: Arc<NetPolicy>) -> Result<Fetcher, FetchError> {
+        let check = policy.clone();
+        let hop: HopCheck = Arc::new(move |url: &Url| check.check_url(url).map_err(|r| r.0));
+        Fetcher::build(limits, Some(hop), Some(policy))
+    }
+
+    fn build(limits: Limits, hop_check: Option<HopCheck>, policy: Option<Arc<NetPolicy>>) -> Result<Fetcher, FetchError> {
         // reqwest is built without a default TLS provider; pick ring (the
         // error only says one is installed already).
         let _ = rustls::crypto::ring::default_provider().install_default();
         let jar = Arc::new(Jar::default());
-        let client = reqwest::Client::builder()
+        let mut builder = reqwest::Client::builder()
             .user_agent(concat!("whittle/", env!("CARGO_PKG_VERSION")))
             .connect_timeout(limits.connect_timeout)
             // Redirects are followed by hand: each hop is checked.
             .redirect(reqwest::redirect::Policy::none())
-            .cookie_provider(jar.clone())
-            .build()
-            .map_err(|e| FetchError::Client(error_chain(&e)))?;
+            .cookie_provider(jar.clone());
+        if let Some(policy) = policy {
+            // A proxy from the environment would connect for us, to
+            // addresses the resolver never saw.
+            builder = builder.no_proxy().dns_resolver(GuardedResolver::new(policy));
+        }
+        let client = builder.build().map_err(|e| FetchError::Client(error_chain(&e)))?;
         Ok(Fetcher { client, jar, limits, hop_check })
     }
 
@@ -529,6 +550,14 @@ impl Fetcher {
     fn network_error(&self, url: &Url, e: reqwest::Error) -> FetchError {
         if e.is_timeout() {
             return FetchError::Timeout { url: redact(url), after: self.limits.connect_timeout };
+        }
+        // The guarded resolver refused every address the name has.
+        let mut source: Option<&(dyn std::error::Error + 'static)> = Some(&e);
+        while let Some(err) = source {
+            if let Some(refusal) = err.downcast_ref::<Refusal>() {
+                return FetchError::Blocked { url: redact(url), reason: refusal.0.clone() };
+            }
+            source = err.source();
         }
         // reqwest's message would repeat the URL, userinfo and all.
         FetchError::Network { url: redact(url), message: error_chain(&e.without_url()) }

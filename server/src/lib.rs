@@ -9,9 +9,12 @@
 pub mod backend;
 pub mod cli;
 pub mod fetch;
+pub mod guard;
 pub mod load;
 pub mod mcp;
 pub mod picture;
+pub mod policy;
+pub mod profile;
 pub mod research;
 pub mod session;
 pub mod tools;

@@ -4,12 +4,14 @@
 
 use std::io::Read;
 use std::path::Path;
+use std::sync::Arc;
 use std::time::Duration;
 
 use url::Url;
 use whittle_engine::StylesheetText;
 
 use crate::fetch::{FetchError, Fetcher, Limits, Request, redact};
+use crate::policy::NetPolicy;
 
 /// The most bytes a page may have.
 pub const MAX_PAGE_BYTES: usize = 64 * 1024 * 1024;
@@ -67,15 +69,17 @@ pub struct Page {
 
 /// Loads pages and their stylesheets for one CLI run. The HTTP side (a
 /// runtime and a [`Fetcher`] with the CLI's limits) starts on first use.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Loader {
     http: Option<(tokio::runtime::Runtime, Fetcher)>,
+    policy: Arc<NetPolicy>,
 }
 
 impl Loader {
-    /// A loader that has fetched nothing yet.
-    pub fn new() -> Loader {
-        Loader::default()
+    /// A loader that has fetched nothing yet and fetches what `policy`
+    /// allows.
+    pub fn new(policy: Arc<NetPolicy>) -> Loader {
+        Loader { http: None, policy }
     }
 
     fn http(&mut self) -> Result<&(tokio::runtime::Runtime, Fetcher), FetchError> {
@@ -93,7 +97,7 @@ impl Loader {
                     total_timeout: Duration::from_secs(30),
                     ..Limits::default()
                 };
-                (runtime, Fetcher::new(limits, None)?)
+                (runtime, Fetcher::guarded(limits, self.policy.clone())?)
             }
         };
         Ok(self.http.insert(http))
@@ -223,7 +227,7 @@ mod tests {
 
     #[test]
     fn missing_file_is_an_io_error() {
-        assert!(matches!(Loader::new().load("/nonexistent/whittle/page.html"), Err(LoadError::Io { .. })));
-        assert!(matches!(Loader::new().load("ftp://example.test/"), Err(LoadError::InvalidUrl(..))));
+        assert!(matches!(Loader::new(Arc::new(NetPolicy::public())).load("/nonexistent/whittle/page.html"), Err(LoadError::Io { .. })));
+        assert!(matches!(Loader::new(Arc::new(NetPolicy::public())).load("ftp://example.test/"), Err(LoadError::InvalidUrl(..))));
     }
 }

@@ -1,5 +1,7 @@
 //! `whittle`: the command-line entry point.
 
+use std::sync::Arc;
+
 use clap::{Parser, Subcommand};
 use whittle::cli::{self, Format};
 
@@ -45,6 +47,8 @@ enum Command {
         /// what is in view).
         #[arg(long, value_parser = cli::parse_viewport, default_value = "1280x800")]
         viewport: whittle_engine::Viewport,
+        #[command(flatten)]
+        access: cli::AccessArgs,
     },
     /// Print a page's main content as plain text (or its largest table, or
     /// its repeated items).
@@ -57,6 +61,8 @@ enum Command {
         /// The URL links resolve against (default: where the page came from).
         #[arg(long)]
         base_url: Option<String>,
+        #[command(flatten)]
+        access: cli::AccessArgs,
     },
     /// Digest many pages in parallel: title, byline, outline, key sentences
     /// and counts of each.
@@ -83,6 +89,8 @@ enum Command {
         /// Chromium installed).
         #[arg(long)]
         scripts: bool,
+        #[command(flatten)]
+        access: cli::AccessArgs,
     },
     /// Serve the browsing tools over MCP on standard input and output (one
     /// client; configure it as a stdio server).
@@ -110,28 +118,34 @@ enum Command {
         /// The page's URL.
         #[arg(long)]
         base_url: Option<String>,
+        #[command(flatten)]
+        access: cli::AccessArgs,
     },
 }
 
-/// Settings shared by `mcp` and `serve`.
+/// Settings shared by `mcp` and `serve`. Each one given here wins over the
+/// profile's.
 #[derive(Debug, clap::Args)]
 struct ServerArgs {
-    /// Where search words go: a URL with `{q}` for the words.
-    #[arg(long, value_name = "URL", default_value = "https://html.duckduckgo.com/html/?q={q}")]
-    search_url: String,
+    /// Where search words go: a URL with `{q}` for the words (default
+    /// https://html.duckduckgo.com/html/?q={q}).
+    #[arg(long, value_name = "URL")]
+    search_url: Option<String>,
     /// The viewport, `WIDTHxHEIGHT` in CSS px.
     #[arg(long, value_parser = cli::parse_viewport, default_value = "1280x800")]
     viewport: whittle_engine::Viewport,
-    /// Seconds a navigation may take in all (redirects and body included).
-    #[arg(long, value_name = "SECONDS", default_value_t = 20)]
-    nav_timeout: u64,
-    /// The most bytes a page may have once decompressed.
-    #[arg(long, value_name = "BYTES", default_value_t = 10 * 1024 * 1024)]
-    max_page_bytes: usize,
+    /// Seconds a navigation may take in all, redirects and body included
+    /// (default 20).
+    #[arg(long, value_name = "SECONDS")]
+    nav_timeout: Option<u64>,
+    /// The most bytes a page may have once decompressed (default 10 MiB).
+    #[arg(long, value_name = "BYTES")]
+    max_page_bytes: Option<usize>,
     /// Which engine tabs use: `auto` (static, and Chromium for pages that
-    /// need scripts), `static` (never Chromium) or `chromium` (always).
-    #[arg(long, value_enum, default_value = "auto")]
-    engine: whittle::backend::auto::EnginePolicy,
+    /// need scripts; the default), `static` (never Chromium) or `chromium`
+    /// (always).
+    #[arg(long, value_enum)]
+    engine: Option<whittle::backend::auto::EnginePolicy>,
     /// The Chromium executable (default: $WHITTLE_CHROMIUM, else chromium or
     /// google-chrome on PATH).
     #[arg(long, value_name = "PATH")]
@@ -139,36 +153,53 @@ struct ServerArgs {
     /// Where Chromium's downloads go.
     #[arg(long, value_name = "DIR")]
     downloads: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    access: cli::AccessArgs,
 }
 
 impl ServerArgs {
-    fn shared(&self) -> Result<std::sync::Arc<whittle::mcp::Shared>, String> {
-        if !self.search_url.contains("{q}") {
-            return Err(format!("--search-url {:?} has no {{q}} for the search words", self.search_url));
+    fn shared(&self) -> Result<Arc<whittle::mcp::Shared>, String> {
+        let profile = self.access.profile().map_err(|e| format!("profile {e}"))?;
+        let search_url = self
+            .search_url
+            .clone()
+            .or_else(|| profile.search_url.clone())
+            .unwrap_or_else(|| whittle::session::SessionOptions::default().search_url);
+        if !search_url.contains("{q}") {
+            return Err(format!("--search-url {search_url:?} has no {{q}} for the search words"));
         }
         let limits = whittle::fetch::Limits {
-            total_timeout: std::time::Duration::from_secs(self.nav_timeout.max(1)),
-            max_page_bytes: self.max_page_bytes,
+            total_timeout: std::time::Duration::from_secs(self.nav_timeout.or(profile.nav_timeout).unwrap_or(20).max(1)),
+            max_page_bytes: self.max_page_bytes.or(profile.max_page_bytes).unwrap_or(10 * 1024 * 1024),
             ..whittle::fetch::Limits::default()
         };
-        let options = whittle::session::SessionOptions { search_url: self.search_url.clone(), viewport: self.viewport };
-        let mut chromium = whittle::backend::cdp::ChromiumOptions {
-            executable: self.chromium.clone(),
+        let policy = Arc::new(profile.net.clone());
+        let options = whittle::session::SessionOptions {
+            search_url,
             viewport: self.viewport,
-            nav_timeout: limits.total_timeout,
-            ..whittle::backend::cdp::ChromiumOptions::default()
+            secrets: Arc::new(profile.secrets.clone()),
+            paused: whittle::session::Paused::from_profile(&profile),
         };
-        if let Some(d) = &self.downloads {
-            chromium.downloads = d.clone();
-        }
-        if let Some(p) = &self.chromium
+        let executable = self.chromium.clone().or_else(|| profile.chromium.clone());
+        if let Some(p) = &executable
             && !p.is_file()
         {
-            return Err(format!("--chromium {}: no such file", p.display()));
+            return Err(format!("chromium {}: no such file", p.display()));
+        }
+        let mut chromium = whittle::backend::cdp::ChromiumOptions {
+            executable,
+            viewport: self.viewport,
+            nav_timeout: limits.total_timeout,
+            policy: Some(policy.clone()),
+            ..whittle::backend::cdp::ChromiumOptions::default()
+        };
+        if let Some(d) = self.downloads.clone().or_else(|| profile.downloads.clone()) {
+            chromium.downloads = d;
         }
         let cdp = whittle::backend::cdp::CdpBackend::new(chromium);
-        let backend = std::sync::Arc::new(whittle::backend::auto::AutoBackend::new(self.engine, cdp));
-        Ok(whittle::mcp::Shared::new(backend, limits, options))
+        let engine = self.engine.or(profile.engine).unwrap_or_default();
+        let backend = Arc::new(whittle::backend::auto::AutoBackend::new(engine, cdp));
+        Ok(whittle::mcp::Shared::new(backend, limits, policy, options))
     }
 }
 
@@ -212,28 +243,37 @@ fn main() {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let result = match &args.command {
-        Command::Snapshot { source, format, base_url, mode, budget, expand, no_fold, verbose, viewport } => {
+        Command::Snapshot { source, format, base_url, mode, budget, expand, no_fold, verbose, viewport, access } => {
             let view = cli::ViewArgs {
                 mode: mode.as_deref(),
                 budget: budget.as_deref(),
                 expand: expand.as_deref(),
                 no_fold: *no_fold,
             };
-            cli::snapshot(source, *format, base_url.as_deref(), view, *verbose, *viewport, &mut out)
+            access.policy().and_then(|policy| {
+                cli::snapshot(source, *format, base_url.as_deref(), view, *verbose, *viewport, &policy, &mut out)
+            })
         }
-        Command::Inspect { source, selector, base_url } => cli::inspect(source, selector, base_url.as_deref(), &mut out),
-        Command::Extract { source, kind, base_url } => cli::extract(source, *kind, base_url.as_deref(), &mut out),
-        Command::Research { urls, urls_file, jsonl, budget, concurrency, per_host, scripts } => {
-            let args = cli::ResearchArgs {
-                urls: urls.clone(),
-                urls_file: urls_file.clone(),
-                jsonl: *jsonl,
-                budget: *budget,
-                concurrency: *concurrency,
-                per_host: *per_host,
-                scripts: *scripts,
-            };
-            cli::research(&args, &mut std::io::stdout())
+        Command::Inspect { source, selector, base_url, access } => {
+            access.policy().and_then(|policy| cli::inspect(source, selector, base_url.as_deref(), &policy, &mut out))
+        }
+        Command::Extract { source, kind, base_url, access } => {
+            access.policy().and_then(|policy| cli::extract(source, *kind, base_url.as_deref(), &policy, &mut out))
+        }
+        Command::Research { urls, urls_file, jsonl, budget, concurrency, per_host, scripts, access } => {
+            access.policy().and_then(|policy| {
+                let args = cli::ResearchArgs {
+                    urls: urls.clone(),
+                    urls_file: urls_file.clone(),
+                    jsonl: *jsonl,
+                    budget: *budget,
+                    concurrency: *concurrency,
+                    per_host: *per_host,
+                    scripts: *scripts,
+                    policy,
+                };
+                cli::research(&args, &mut std::io::stdout())
+            })
         }
         Command::Mcp { .. } | Command::Serve { .. } => Ok(()),
     };

@@ -33,15 +33,17 @@ use crate::tools::{ActArgs, ExtractArgs, FindArgs, NavigateArgs, ObserveArgs, Re
 pub struct Shared {
     backend: Arc<dyn Backend>,
     limits: Limits,
+    /// Where sessions may fetch from.
+    policy: Arc<crate::policy::NetPolicy>,
     options: SessionOptions,
     tools: Vec<Tool>,
 }
 
 impl Shared {
-    /// The shared state of a server: its backend, fetch limits and session
-    /// settings.
-    pub fn new(backend: Arc<dyn Backend>, limits: Limits, options: SessionOptions) -> Arc<Shared> {
-        Arc::new(Shared { backend, limits, options, tools: tools() })
+    /// The shared state of a server: its backend, fetch limits, where its
+    /// sessions may fetch from, and session settings.
+    pub fn new(backend: Arc<dyn Backend>, limits: Limits, policy: Arc<crate::policy::NetPolicy>, options: SessionOptions) -> Arc<Shared> {
+        Arc::new(Shared { backend, limits, policy, options, tools: tools() })
     }
 }
 
@@ -92,7 +94,7 @@ impl Handler {
     }
 
     async fn start(&self) -> Result<Session, crate::backend::BrowseError> {
-        let fetcher = Fetcher::new(self.shared.limits, None)
+        let fetcher = Fetcher::guarded(self.shared.limits, self.shared.policy.clone())
             .map_err(|e| crate::backend::BrowseError::new(e.code(), e.to_string()))?;
         Session::new(self.shared.backend.clone(), fetcher, self.shared.options.clone()).await
     }

@@ -399,7 +399,10 @@ pub fn digest_page(index: usize, response: &Response, budget: u32) -> whittle_en
         ..ParseOptions::default()
     };
     let doc = whittle_engine::parse(&response.bytes, &parse);
-    let styles = whittle_engine::cascade(&doc, &CascadeOptions::default());
+    let mut styles = whittle_engine::cascade(&doc, &CascadeOptions::default());
+    // No layout for a digest: what only boxes reveal (zero-size, off the
+    // page) is not found here; colours, sizes and clips are.
+    styles.conceal(&doc, &whittle_engine::Layout::unknown(styles.viewport()));
     let sem = whittle_engine::compute_semantics(&doc, &styles);
     whittle_engine::digest(&doc, &styles, &sem, &DigestOptions { index, budget, scripts_ran: false })
 }

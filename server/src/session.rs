@@ -18,10 +18,12 @@ use url::Url;
 use whittle_engine::render::envelope::Ids;
 use whittle_engine::render::role_word;
 use whittle_engine::tree::Widget;
+use whittle_engine::safety::Vault;
 use whittle_engine::{Envelope, FoldOptions, Mode, NodeId, Observation, RefTable, RenderOptions, compact_url, fold, render};
 
 use crate::backend::{Analysis, Arrival, Backend, BrowseError, Effect, Navigation, Page, PageAction, SessionContext};
 use crate::fetch::Fetcher;
+use crate::profile::{Profile, Secrets};
 use crate::research::{self, ResearchOptions};
 use crate::tools::{
     ActArgs, Do, ExtractArgs, FindArgs, ModeArg, NavigateArgs, ObserveArgs, ResearchArgs, ScreenshotArgs, Step, TabOp, TabsArgs, WaitArgs,
@@ -50,6 +52,10 @@ pub struct SessionOptions {
     pub search_url: String,
     /// The viewport pages are laid out in.
     pub viewport: whittle_engine::Viewport,
+    /// The named secrets `type` resolves (`secret:NAME`).
+    pub secrets: Arc<Secrets>,
+    /// Whether the person paused the AI.
+    pub paused: Paused,
 }
 
 impl Default for SessionOptions {
@@ -57,7 +63,47 @@ impl Default for SessionOptions {
         SessionOptions {
             search_url: "https://html.duckduckgo.com/html/?q={q}".into(),
             viewport: whittle_engine::Viewport::default(),
+            secrets: Arc::default(),
+            paused: Paused::never(),
         }
+    }
+}
+
+/// The profile's `paused` flag, read again whenever the profile file
+/// changes: the person can pause the AI mid-session by editing it.
+#[derive(Debug, Clone)]
+pub struct Paused {
+    path: Option<std::path::PathBuf>,
+    /// The file's modification time when last read, and its flag then.
+    state: Arc<std::sync::Mutex<(Option<std::time::SystemTime>, bool)>>,
+}
+
+impl Paused {
+    /// Never paused (no profile file).
+    pub fn never() -> Paused {
+        Paused { path: None, state: Arc::default() }
+    }
+
+    /// The flag of `profile`, followed in its file from now on.
+    pub fn from_profile(profile: &Profile) -> Paused {
+        let modified = profile.path.as_deref().and_then(|p| std::fs::metadata(p).ok()).and_then(|m| m.modified().ok());
+        Paused { path: profile.path.clone(), state: Arc::new(std::sync::Mutex::new((modified, profile.paused))) }
+    }
+
+    /// Whether the AI is paused now. A profile that no longer parses keeps
+    /// the last flag read.
+    pub fn is_paused(&self) -> bool {
+        let Ok(mut state) = self.state.lock() else { return true };
+        if let Some(path) = &self.path {
+            let modified = std::fs::metadata(path).ok().and_then(|m| m.modified().ok());
+            if modified != state.0 {
+                state.0 = modified;
+                if let Ok(p) = Profile::load(Some(path)) {
+                    state.1 = p.paused;
+                }
+            }
+        }
+        state.1
     }
 }
 
@@ -112,6 +158,10 @@ pub struct Session {
     tag: String,
     /// The current call's progress sink, if its caller wants one.
     progress: Option<Progress>,
+    /// Privacy tokens issued in this session, and the named secrets.
+    vault: Vault,
+    /// Values seen in sensitive fields (each also a secret in `vault`).
+    field_values: std::collections::HashSet<String>,
 }
 
 /// A progress callback: `(done, total, message)`.
@@ -141,7 +191,13 @@ impl Session {
     pub async fn new(backend: Arc<dyn Backend>, fetcher: Fetcher, options: SessionOptions) -> Result<Session, BrowseError> {
         let n = SESSIONS.fetch_add(1, Ordering::Relaxed);
         let context = SessionContext { fetcher, session: n, viewport: options.viewport };
+        let mut vault = Vault::new();
+        for (name, value) in &options.secrets.0 {
+            vault.add_secret(name, value);
+        }
         let mut session = Session {
+            vault,
+            field_values: Default::default(),
             backend,
             context,
             options,
@@ -167,15 +223,68 @@ impl Session {
     /// (`research`: once per page finished).
     pub async fn call_with_progress(&mut self, tool: &str, args: serde_json::Value, progress: Option<Progress>) -> ToolOutput {
         self.operations += 1;
+        if self.options.paused.is_paused() {
+            // Nothing runs and nothing from any page is sent.
+            let message = "the person paused the AI in the profile: nothing from the page was sent and nothing was done";
+            return ToolOutput { text: format!("⏸ {message}"), envelope: Envelope::error(self.ids(tool), "paused", message), image: None };
+        }
         self.progress = progress;
         if let Some(tab) = self.tabs.get_mut(self.active) {
             tab.page.touch();
         }
         let result = self.dispatch(tool, args).await;
         self.progress = None;
-        match result {
+        let mut out = match result {
             Ok(out) => out,
             Err(e) => ToolOutput { text: format!("✗ {}: {}", e.code, e.message), envelope: Envelope::error(self.ids(tool), e.code, e.message), image: None },
+        };
+        // A research digest is many sites' text: what it shows is typed
+        // nowhere until a page of its site shows it.
+        let site = if tool == "research" { None } else { self.active_host() };
+        self.vault.set_site(site.as_deref());
+        self.redact(&mut out);
+        out
+    }
+
+    /// The host of the active tab's page, if it has one.
+    fn active_host(&self) -> Option<String> {
+        self.tabs.get(self.active).and_then(|t| t.page.url()).and_then(|u| u.host_str()).map(str::to_owned)
+    }
+
+    /// Replaces secret-looking values in everything the model reads by
+    /// their tokens (PROTOCOL §5) and takes out characters a person cannot
+    /// see: the text, every page-written string of the envelope, and
+    /// error messages (they may quote the page).
+    fn redact(&mut self, out: &mut ToolOutput) {
+        let vault = &mut self.vault;
+        let mut fix = |s: &mut String| {
+            // What a person cannot read (invisible characters, backwards
+            // runs) goes first, whichever tool read the page.
+            if let std::borrow::Cow::Owned(t) = whittle_engine::safety::conceal::readable(s).text {
+                *s = t;
+            }
+            if let std::borrow::Cow::Owned(t) = vault.redact(s) {
+                *s = t;
+            }
+        };
+        fix(&mut out.text);
+        if let Some(e) = out.envelope.server.error.as_mut() {
+            fix(&mut e.message);
+        }
+        if let Some(page) = out.envelope.page_content.as_mut() {
+            fix(&mut page.title);
+            fix(&mut page.url);
+            // As one text: a value may span lines (a private key block).
+            let joined = page.tree.join("\n");
+            let mut tree = joined.clone();
+            fix(&mut tree);
+            if tree != joined {
+                page.tree = tree.lines().map(str::to_owned).collect();
+            }
+            for e in &mut page.elements {
+                fix(&mut e.name);
+                fix(&mut e.value);
+            }
         }
     }
 
@@ -327,6 +436,7 @@ impl Session {
         tab.page.analysis(&mut self.refs).await?;
         let engine = tab.page.engine();
         let mut notices = tab.page.notices();
+        let host = tab.page.url().and_then(|u| u.host_str()).map(str::to_owned);
         let analysis = tab.page.analysis(&mut self.refs).await?;
         let is_default = *options == FoldOptions::default();
         // Only field values changed since the baseline: refold their lines.
@@ -344,6 +454,18 @@ impl Session {
             }
         };
         let obs = render(&analysis.document, &folded);
+        // Values of sensitive fields (prefilled, or typed) become secrets of
+        // the session: a page that shows one as text later (a careless
+        // echo) shows its token instead.
+        for w in analysis.tree.widgets.iter().filter(|w| w.sensitive.is_some()) {
+            let value = whittle_engine::semantics::form::control_value(&analysis.document, w.node);
+            if !value.is_empty() && self.field_values.insert(value.clone()) {
+                let kind = w.sensitive.map_or("field", |k| k.as_str());
+                let n = self.field_values.len();
+                self.vault.set_site(host.as_deref());
+                self.vault.add_site_secret(&format!("{kind}-{n}"), &value);
+            }
+        }
         let mut envelope = Envelope::observation(ids, engine, &analysis.layout, &obs, &analysis.tree, origin);
         envelope.server.notices.append(&mut notices);
         remember(tab, &envelope);
@@ -512,10 +634,28 @@ impl Session {
             }
             None => (step.action.word().to_owned(), false),
         };
+        // Tokens and `secret:NAME` are resolved here, on the machine; the
+        // `✓` line echoes what the model typed.
+        let host = self.active_host();
+        self.vault.set_site(host.as_deref());
+        let typed = match (step.action, step.text.as_deref()) {
+            (Do::Type, Some(t)) => match self.vault.resolve(t) {
+                Ok(v) => Some(v),
+                Err(e) => {
+                    let code = match e {
+                        whittle_engine::safety::ResolveError::UnknownSecret(_) => "unknown_secret",
+                        whittle_engine::safety::ResolveError::UnknownToken(_) => "unknown_token",
+                        whittle_engine::safety::ResolveError::OtherSite(_) => "other_site",
+                    };
+                    return Err((head, BrowseError::new(code, e.to_string())));
+                }
+            },
+            (_, t) => t.map(str::to_owned),
+        };
         let action = PageAction {
             action: step.action,
             target: target.map(|(n, _)| n),
-            text: step.text.as_deref(),
+            text: typed.as_deref(),
             values: step.values.as_deref().unwrap_or(&[]),
             key: step.key.as_deref(),
             dy: step.dy,
@@ -679,6 +819,7 @@ impl Session {
                     title: analysis.document.title(),
                     url: analysis.document.url().map(|u| u.to_string()).unwrap_or_default(),
                     header: String::new(),
+                    notes: Vec::new(),
                     line_refs: vec![Default::default(); lines.len()],
                     lines,
                     widgets: Vec::new(),
@@ -972,14 +1113,16 @@ fn arrival_line(from: &Url, a: &Arrival, obs: &Observation) -> String {
 /// The observation text with whittle's notices as `⚠` lines after the
 /// header.
 fn with_notices(text: &str, envelope: &Envelope) -> String {
-    if envelope.server.notices.is_empty() {
+    // The page's notes (`⚠ …`, `⚿ …`) are in the observation already.
+    let mut notices = envelope.server.notices.iter().filter(|n| !n.starts_with(['⚠', '⚿'])).peekable();
+    if notices.peek().is_none() {
         return text.to_owned();
     }
     let (header, rest) = text.split_once('\n').unwrap_or((text, ""));
     let mut out = String::with_capacity(text.len() + 64);
     out.push_str(header);
     out.push('\n');
-    for n in &envelope.server.notices {
+    for n in notices {
         out.push_str("⚠ ");
         out.push_str(n);
         out.push('\n');

@@ -6,6 +6,8 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 fn whittle(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_whittle"))
@@ -169,11 +171,19 @@ fn bad_input_gives_clear_errors_and_exit_codes() {
 /// A loopback HTTP server for the test: serves `routes` (path → status,
 /// content type, body) to any number of requests, on a thread.
 fn serve(routes: Vec<(&'static str, u16, &'static str, Vec<u8>)>) -> String {
+    serve_counted(routes).0
+}
+
+/// [`serve`], and how many connections the server accepted.
+fn serve_counted(routes: Vec<(&'static str, u16, &'static str, Vec<u8>)>) -> (String, Arc<AtomicUsize>) {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap_or_else(|e| panic!("bind: {e}"));
     let addr = listener.local_addr().unwrap_or_else(|e| panic!("addr: {e}"));
+    let hits = Arc::new(AtomicUsize::new(0));
+    let counter = hits.clone();
     std::thread::spawn(move || {
         for stream in listener.incoming() {
             let Ok(mut stream) = stream else { continue };
+            counter.fetch_add(1, Ordering::SeqCst);
             let mut reader = BufReader::new(stream.try_clone().unwrap_or_else(|e| panic!("clone: {e}")));
             let mut request_line = String::new();
             if reader.read_line(&mut request_line).is_err() {
@@ -201,7 +211,7 @@ fn serve(routes: Vec<(&'static str, u16, &'static str, Vec<u8>)>) -> String {
             let _ = reader.read_to_end(&mut rest);
         }
     });
-    format!("http://{addr}")
+    (format!("http://{addr}"), hits)
 }
 
 #[test]
@@ -216,7 +226,7 @@ fn fetches_pages_and_their_stylesheets_over_http() {
         ("/missing", 404, "text/html", b"gone".to_vec()),
         ("/logo.png", 200, "image/png", b"\x89PNG\r\n".to_vec()),
     ]);
-    let o = whittle(&["snapshot", &format!("{base}/page")]);
+    let o = whittle(&["snapshot", "--allow-private", &format!("{base}/page")]);
     assert!(o.status.success(), "{}", stderr(&o));
     let text = stdout(&o);
     let host = base.trim_start_matches("http://");
@@ -224,21 +234,21 @@ fn fetches_pages_and_their_stylesheets_over_http() {
     assert!(text.contains("Visible"));
     assert!(!text.contains("Secret promo"), "the linked stylesheet hides it: {text}");
     // A 404 is an I/O error; in JSON it is also an error envelope.
-    let o = whittle(&["snapshot", &format!("{base}/missing")]);
+    let o = whittle(&["snapshot", "--allow-private", &format!("{base}/missing")]);
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("answered HTTP 404"), "{}", stderr(&o));
-    let o = whittle(&["snapshot", "--format", "json", &format!("{base}/missing")]);
+    let o = whittle(&["snapshot", "--allow-private", "--format", "json", &format!("{base}/missing")]);
     assert_eq!(o.status.code(), Some(1));
     let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap_or_default();
     assert_eq!(v["ok"], false);
     assert_eq!(v["server"]["error"]["code"], "nav_failed");
     // Something that is not a page is refused, not rendered.
-    let o = whittle(&["snapshot", &format!("{base}/logo.png")]);
+    let o = whittle(&["snapshot", "--allow-private", &format!("{base}/logo.png")]);
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("not an HTML page (Content-Type: image/png)"), "{}", stderr(&o));
     // Nothing listens on a port we just closed: unreachable.
     let closed = TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).map(|a| a.port()).unwrap_or(9);
-    let o = whittle(&["snapshot", &format!("http://127.0.0.1:{closed}/")]);
+    let o = whittle(&["snapshot", "--allow-private", &format!("http://127.0.0.1:{closed}/")]);
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).starts_with("whittle: cannot fetch"), "{}", stderr(&o));
 }
@@ -349,7 +359,7 @@ fn research_streams_one_json_object_per_page() {
         ("/report.pdf", 200, "application/pdf", b"%PDF-1.4".to_vec()),
     ]);
     let urls = [format!("{base}/night-trains"), format!("{base}/report.pdf"), "nope".to_owned(), format!("{base}/night-trains")];
-    let args: Vec<&str> = ["research", "--jsonl"].into_iter().chain(urls.iter().map(String::as_str)).collect();
+    let args: Vec<&str> = ["research", "--allow-private", "--jsonl"].into_iter().chain(urls.iter().map(String::as_str)).collect();
     let o = whittle(&args);
     assert!(o.status.success(), "{}", stderr(&o));
     let mut lines: Vec<serde_json::Value> =
@@ -371,7 +381,7 @@ fn research_streams_one_json_object_per_page() {
     // Without --jsonl: the digests in input order, from a file of URLs.
     let file = std::env::temp_dir().join(format!("whittle-urls-{}.txt", std::process::id()));
     std::fs::write(&file, format!("# pages\n{}\n\n{}\n", urls[0], urls[1])).unwrap_or_else(|e| panic!("{e}"));
-    let o = whittle(&["research", "--urls-file", file.to_str().unwrap_or_default()]);
+    let o = whittle(&["research", "--allow-private", "--urls-file", file.to_str().unwrap_or_default()]);
     let _ = std::fs::remove_file(&file);
     let text = stdout(&o);
     assert!(text.starts_with("research: 2 pages · 1 digested · 1 failed\n## [1] Night trains"), "{text}");
@@ -379,4 +389,59 @@ fn research_streams_one_json_object_per_page() {
     // No URLs at all is a usage error.
     let o = whittle(&["research"]);
     assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn private_addresses_and_other_sites_are_refused_before_anything_is_sent() {
+    let page = b"<!doctype html><title>Shop</title><link rel=stylesheet href=STYLE><p class=promo>Secret promo</p><p>Visible".to_vec();
+    let (other, other_hits) = serve_counted(vec![("/style.css", 200, "text/css", b".promo { display: none }".to_vec())]);
+    let page = String::from_utf8_lossy(&page).replace("STYLE", &format!("{other}/style.css")).into_bytes();
+    let (base, hits) = serve_counted(vec![("/page", 200, "text/html", page)]);
+    let port = base.rsplit(':').next().unwrap_or_default().to_owned();
+    // By default loopback is refused: by address, and by a name that
+    // resolves to it; for every command that fetches.
+    for url in [format!("{base}/page"), format!("http://localhost:{port}/page")] {
+        for args in [vec!["snapshot", url.as_str()], vec!["extract", url.as_str()], vec!["inspect", url.as_str(), "p"]] {
+            let o = whittle(&args);
+            assert_eq!(o.status.code(), Some(1), "{args:?}: {}", stdout(&o));
+            assert!(stderr(&o).contains("not allowed") && stderr(&o).contains("--allow-private"), "{args:?}: {}", stderr(&o));
+        }
+        let o = whittle(&["research", "--jsonl", url.as_str()]);
+        assert!(stdout(&o).contains("\"origin_not_allowed\""), "{}", stdout(&o));
+    }
+    let o = whittle(&["snapshot", "--format", "json", "http://169.254.169.254/latest/meta-data/"]);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap_or_default();
+    assert_eq!(v["server"]["error"]["code"], "origin_not_allowed", "{v}");
+    assert_eq!(hits.load(Ordering::SeqCst), 0, "nothing reached the loopback server");
+    // A profile that allows one loopback site: its page loads, the
+    // stylesheet on another port is never requested (so the promo shows).
+    let dir = std::env::temp_dir().join(format!("whittle-profile-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+    let profile = dir.join("profile.toml");
+    std::fs::write(&profile, format!("[sites]\nallow = [\"127.0.0.1:{port}\"]\nprivate = true\n")).unwrap_or_else(|e| panic!("{e}"));
+    let o = whittle(&["snapshot", "--profile", profile.to_str().unwrap_or_default(), &format!("{base}/page")]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("Visible") && stdout(&o).contains("Secret promo"), "{}", stdout(&o));
+    assert_eq!(other_hits.load(Ordering::SeqCst), 0, "the other site got no request");
+    assert!(hits.load(Ordering::SeqCst) > 0);
+    // A site the profile does not list is refused, even with --allow-private.
+    let o = whittle(&["snapshot", "--allow-private", "--profile", profile.to_str().unwrap_or_default(), &format!("{other}/style.css")]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("is not among the profile's allowed sites"), "{}", stderr(&o));
+    assert_eq!(other_hits.load(Ordering::SeqCst), 0);
+    // A bad profile names its line; a missing one is an error.
+    std::fs::write(&profile, "paused = false\n[sites]\nallow = [\"https://x.test/path\"]\n").unwrap_or_else(|e| panic!("{e}"));
+    let o = whittle(&["snapshot", "--profile", profile.to_str().unwrap_or_default(), &format!("{base}/page")]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("profile.toml line 3:"), "{}", stderr(&o));
+    let o = whittle(&["snapshot", "--profile", "/nonexistent/whittle.toml", &format!("{base}/page")]);
+    assert_eq!(o.status.code(), Some(2));
+    // Paused: nothing is fetched or printed.
+    std::fs::write(&profile, "paused = true\n").unwrap_or_else(|e| panic!("{e}"));
+    let before = hits.load(Ordering::SeqCst);
+    let o = whittle(&["snapshot", "--allow-private", "--profile", profile.to_str().unwrap_or_default(), &format!("{base}/page")]);
+    assert_eq!(o.status.code(), Some(3));
+    assert!(stdout(&o).is_empty() && stderr(&o).contains("⏸ paused"), "{}", stderr(&o));
+    assert_eq!(hits.load(Ordering::SeqCst), before);
+    let _ = std::fs::remove_dir_all(&dir);
 }

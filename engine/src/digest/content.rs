@@ -229,7 +229,7 @@ fn walk(doc: &Document, styles: &Styles, sem: &Semantics, html: NodeId) -> Walk 
                         w.named.push(id);
                     }
                 }
-                NodeData::Text(t) => cx.push(t, links > 0),
+                NodeData::Text(t) if !styles.text_concealed(id) => cx.push(t, links > 0),
                 _ => {}
             },
             Edge::Close(id) => {

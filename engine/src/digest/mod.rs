@@ -329,7 +329,7 @@ fn scan(doc: &Document, styles: &Styles) -> Scan {
                         _ => {}
                     }
                 }
-                NodeData::Text(t) if styles.is_visible(doc.parent(id).unwrap_or(NodeId::DOCUMENT)) => {
+                NodeData::Text(t) if styles.is_visible(doc.parent(id).unwrap_or(NodeId::DOCUMENT)) && !styles.text_concealed(id) => {
                     s.text_chars += t.chars().filter(|c| !c.is_whitespace()).count();
                 }
                 _ => {}

@@ -201,6 +201,8 @@ pub type Refs = SmallVec<[u32; 2]>;
 pub struct Folded {
     /// The header line (shortened if it alone would eat the budget).
     pub header: String,
+    /// The page's notes ([`crate::safety::notes`]), after the header.
+    pub notes: Vec<String>,
     /// The lines, in reading order.
     pub lines: Vec<Line>,
     /// The widgets the lines show, in reading order.
@@ -598,8 +600,16 @@ pub fn fold_with(
     render_options: &RenderOptions,
 ) -> Folded {
     let budget = options.budget.map(|b| u64::from(b.max(MIN_BUDGET)));
-    let mut target = budget.map(|b| b - b * u64::from(MARGIN_PERCENT) / 100);
-    let mut out = fold_once(doc, tree, layout, placement, options, render_options, target);
+    // The notes are always sent; the lines share what is left.
+    let notes = crate::safety::notes(tree);
+    let notes_cost: u32 = notes.iter().map(|n| tokens::line_cost(0, n)).fold(0, u32::saturating_add);
+    let with_notes = |mut f: Folded| {
+        f.notes = notes.clone();
+        f.estimated_tokens = f.estimated_tokens.saturating_add(notes_cost);
+        f
+    };
+    let mut target = budget.map(|b| (b - b * u64::from(MARGIN_PERCENT) / 100).saturating_sub(u64::from(notes_cost)).max(1));
+    let mut out = with_notes(fold_once(doc, tree, layout, placement, options, render_options, target));
     // The estimate is close on average but not on every page (pseudo-Latin
     // filler costs a fifth more than English words of the same length):
     // when the result comes near the budget, tiktoken counts it, and the
@@ -615,7 +625,7 @@ pub fn fold_with(
         }
         let t = target.unwrap_or(b);
         target = Some((t * b / real.max(1)) * 97 / 100);
-        out = fold_once(doc, tree, layout, placement, options, render_options, target);
+        out = with_notes(fold_once(doc, tree, layout, placement, options, render_options, target));
     }
     // Last resort: cut by exact counts, line by line.
     let shows_refs = options.mode != Mode::Read;
@@ -692,6 +702,10 @@ fn observation_text(out: &Folded) -> String {
     let mut text = String::with_capacity(out.header.len() + out.lines.iter().map(|l| l.text.len() + 8).sum::<usize>());
     text.push_str(&out.header);
     text.push('\n');
+    for n in &out.notes {
+        text.push_str(n);
+        text.push('\n');
+    }
     for l in &out.lines {
         text.extend(std::iter::repeat_n(' ', l.depth.min(MAX_INDENT)));
         text.push_str(&l.text);

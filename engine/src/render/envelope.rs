@@ -197,7 +197,7 @@ impl Envelope {
                 },
                 capture: "ok",
                 dialog_open: false,
-                notices: Vec::new(),
+                notices: obs.notes.clone(),
                 counters: EnvelopeCounters {
                     omitted_not_visible: tree.counters.omitted_not_visible,
                     redacted_fields: tree.counters.redacted_fields,

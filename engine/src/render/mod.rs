@@ -60,6 +60,9 @@ pub struct Observation {
     pub url: String,
     /// The header line.
     pub header: String,
+    /// Notes about the page as a whole (`⚠ …`, `⚿ …`: whittle's words),
+    /// printed after the header.
+    pub notes: Vec<String>,
     /// The tree lines, indented.
     pub lines: Vec<String>,
     /// The refs each line shows, in order (one entry per line of
@@ -82,7 +85,7 @@ impl Observation {
         let mut out = String::with_capacity(self.header.len() + self.lines.iter().map(|l| l.len() + 1).sum::<usize>() + 1);
         out.push_str(&self.header);
         out.push('\n');
-        for l in &self.lines {
+        for l in self.notes.iter().chain(&self.lines) {
             out.push_str(l);
             out.push('\n');
         }
@@ -100,7 +103,8 @@ impl Observation {
                 crate::fold::tokens::line_cost(l.len() - text.len(), text)
             })
             .fold(0, u32::saturating_add);
-        crate::fold::tokens::line_cost(0, &self.header).saturating_add(lines)
+        let notes: u32 = self.notes.iter().map(|n| crate::fold::tokens::line_cost(0, n)).fold(0, u32::saturating_add);
+        crate::fold::tokens::line_cost(0, &self.header).saturating_add(notes).saturating_add(lines)
     }
 }
 
@@ -124,6 +128,7 @@ pub fn render(doc: &Document, folded: &Folded) -> Observation {
         title,
         url,
         header: folded.header.clone(),
+        notes: folded.notes.clone(),
         lines,
         line_refs: folded.lines.iter().map(|l| l.refs.clone()).collect(),
         widgets: folded.widgets.clone(),

@@ -289,7 +289,7 @@ impl Semantics {
     /// Whether the node is hidden from a person or from assistive
     /// technology.
     pub fn is_hidden(&self, styles: &Styles, id: NodeId) -> bool {
-        styles.hidden(id).is_some() || self.is_aria_hidden(id)
+        styles.hidden(id).is_some() || self.is_aria_hidden(id) || styles.withheld(id)
     }
 
     /// A node's children in the accessibility tree: its DOM children

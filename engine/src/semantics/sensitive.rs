@@ -22,6 +22,9 @@ pub enum Sensitive {
     Expiry,
     /// A one-time code (2FA, SMS, e-mail verification).
     Otp,
+    /// A national identity or tax number (US SSN, UK National Insurance
+    /// number, tax ids).
+    Ssn,
 }
 
 impl Sensitive {
@@ -33,6 +36,7 @@ impl Sensitive {
             Sensitive::Cvc => "cvc",
             Sensitive::Expiry => "expiry",
             Sensitive::Otp => "otp",
+            Sensitive::Ssn => "ssn",
         }
     }
 }
@@ -82,6 +86,11 @@ fn from_hint(hint: &str) -> Option<Sensitive> {
     {
         return Some(Sensitive::Otp);
     }
+    if has("social security") || has_word("ssn") || has("national insurance") || has("tax identification")
+        || has_word("itin") || has("taxpayer id") || has("sozialversicherungsnummer") || has("numéro de sécurité sociale")
+    {
+        return Some(Sensitive::Ssn);
+    }
     if has("password") || has_word("passwd") || has_word("pwd") {
         return Some(Sensitive::Password);
     }
@@ -126,6 +135,9 @@ mod tests {
         assert_eq!(from_hint("Enter the 6-digit verification code"), Some(Sensitive::Otp));
         assert_eq!(from_hint("Email"), None);
         assert_eq!(from_hint("Discount code"), None);
+        assert_eq!(from_hint("Social Security Number"), Some(Sensitive::Ssn));
+        assert_eq!(from_hint("ssn"), Some(Sensitive::Ssn));
+        assert_eq!(from_hint("lesson plan"), None);
         // Words, not substrings: "cid" inside "decide" is not a CVC.
         assert_eq!(from_hint("decide later"), None);
     }

@@ -14,7 +14,7 @@ use crate::dom::NodeId;
 /// The computed properties whittle reads, in the order
 /// [`ComputedStyle::from_computed`] takes their values. A source that
 /// reports computed styles asks for exactly these.
-pub const COMPUTED_PROPERTIES: [&str; 10] = [
+pub const COMPUTED_PROPERTIES: [&str; 16] = [
     "display",
     "visibility",
     "content-visibility",
@@ -25,6 +25,12 @@ pub const COMPUTED_PROPERTIES: [&str; 10] = [
     "font-size",
     "white-space",
     "text-transform",
+    "color",
+    "background-color",
+    "background-image",
+    "clip",
+    "clip-path",
+    "text-indent",
 ];
 
 impl ComputedStyle {
@@ -75,6 +81,6 @@ impl Styles {
             })
             .collect();
         let n = styles.len();
-        Styles { styles, flags, before, after, boxes: vec![None; n], viewport, diagnostics }
+        Styles { styles, flags, concealment: Default::default(), before, after, boxes: vec![None; n], viewport, diagnostics }
     }
 }

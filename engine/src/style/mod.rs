@@ -14,6 +14,7 @@
 //! the page; the semantics stage applies it.)
 
 pub mod boxes;
+pub mod paint;
 mod computed;
 mod index;
 mod media;
@@ -111,6 +112,18 @@ pub struct ComputedStyle {
     pub white_space: WhiteSpace,
     /// `text-transform`.
     pub text_transform: TextTransform,
+    /// `color`; `None` when whittle could not read it.
+    pub color: Option<paint::Rgba>,
+    /// `background-color`; `None` when whittle could not read it.
+    pub background_color: Option<paint::Rgba>,
+    /// Whether `background-image` paints something.
+    pub background_image: bool,
+    /// Whether `clip` leaves no area (it applies to positioned boxes).
+    pub clip_empty: bool,
+    /// Whether `clip-path` clips everything away.
+    pub clip_path_empty: bool,
+    /// Whether `text-indent` pushes the text out of sight.
+    pub text_indent_far: bool,
 }
 
 impl Default for ComputedStyle {
@@ -126,6 +139,12 @@ impl Default for ComputedStyle {
             font_size: 16.0,
             white_space: WhiteSpace::Normal,
             text_transform: TextTransform::None,
+            color: Some(paint::BLACK),
+            background_color: Some(paint::TRANSPARENT),
+            background_image: false,
+            clip_empty: false,
+            clip_path_empty: false,
+            text_indent_far: false,
         }
     }
 }
@@ -146,6 +165,12 @@ impl ComputedStyle {
             Decl::Opacity(o) => self.opacity = o,
             Decl::WhiteSpace(w) => self.white_space = w,
             Decl::TextTransform(t) => self.text_transform = t,
+            Decl::Color(c) => self.color = c,
+            Decl::BackgroundColor(c) => self.background_color = c,
+            Decl::BackgroundImage(i) => self.background_image = i,
+            Decl::Clip(c) => self.clip_empty = c,
+            Decl::ClipPath(c) => self.clip_path_empty = c,
+            Decl::TextIndentFar(f) => self.text_indent_far = f,
             _ => return false,
         }
         true
@@ -158,6 +183,8 @@ impl ComputedStyle {
             font_size: parent.font_size,
             white_space: parent.white_space,
             text_transform: parent.text_transform,
+            color: parent.color,
+            text_indent_far: parent.text_indent_far,
             ..ComputedStyle::default()
         }
     }
@@ -197,6 +224,9 @@ const INVISIBLE: u8 = 4;
 pub struct Styles {
     styles: Vec<ComputedStyle>,
     flags: Vec<u8>,
+    /// What a person cannot see although it has a box (set after layout
+    /// by [`Styles::conceal`]).
+    concealment: crate::safety::conceal::Concealment,
     before: HashMap<NodeId, PseudoStyle>,
     after: HashMap<NodeId, PseudoStyle>,
     /// Box declarations of the elements that have any.
@@ -210,6 +240,33 @@ impl Styles {
     #[inline]
     pub fn get(&self, id: NodeId) -> &ComputedStyle {
         &self.styles[id.index()]
+    }
+
+    /// Finds what a person cannot see although it has a box (text in the
+    /// background's colour, clipped away, off the page …; see
+    /// [`crate::safety::conceal`]). Run after layout, before the tree.
+    pub fn conceal(&mut self, doc: &Document, layout: &crate::layout::Layout) {
+        self.concealment = crate::safety::conceal::conceal(doc, self, layout);
+    }
+
+    /// Whether a text node's text is concealed (see [`Styles::conceal`]):
+    /// it is never sent.
+    #[inline]
+    pub fn text_concealed(&self, id: NodeId) -> bool {
+        use crate::safety::conceal::{HARD, INSTRUCTIONS};
+        self.concealment.flags(id) & (HARD | INSTRUCTIONS) != 0
+    }
+
+    /// Whether an element is in a hidden region that reads like
+    /// instructions to an AI agent: nothing of it is sent.
+    #[inline]
+    pub fn withheld(&self, id: NodeId) -> bool {
+        self.concealment.flags(id) & crate::safety::conceal::INSTRUCTIONS != 0
+    }
+
+    /// What [`Styles::conceal`] found.
+    pub fn concealment(&self) -> &crate::safety::conceal::Concealment {
+        &self.concealment
     }
 
     /// Why the node is hidden, if it is.
@@ -431,6 +488,7 @@ pub fn cascade(doc: &Document, options: &CascadeOptions) -> Styles {
     let mut out = Styles {
         styles: vec![ComputedStyle::default(); doc.len()],
         flags: vec![NONE; doc.len()],
+        concealment: Default::default(),
         before: HashMap::new(),
         after: HashMap::new(),
         boxes: vec![None; doc.len()],
@@ -688,6 +746,12 @@ impl Cascader<'_> {
             | Decl::Opacity(_)
             | Decl::WhiteSpace(_)
             | Decl::TextTransform(_)
+            | Decl::Color(_)
+            | Decl::BackgroundColor(_)
+            | Decl::BackgroundImage(_)
+            | Decl::Clip(_)
+            | Decl::ClipPath(_)
+            | Decl::TextIndentFar(_)
             | Decl::Content(_)
             | Decl::Box(..)
             | Decl::BoxWide(..) => {}
@@ -711,6 +775,12 @@ impl Cascader<'_> {
                     Property::FontSize => style.font_size = source.font_size,
                     Property::WhiteSpace => style.white_space = source.white_space,
                     Property::TextTransform => style.text_transform = source.text_transform,
+                    Property::Color => style.color = source.color,
+                    Property::BackgroundColor => style.background_color = source.background_color,
+                    Property::BackgroundImage => style.background_image = source.background_image,
+                    Property::Clip => style.clip_empty = source.clip_empty,
+                    Property::ClipPath => style.clip_path_empty = source.clip_path_empty,
+                    Property::TextIndent => style.text_indent_far = source.text_indent_far,
                     Property::Content => {}
                 }
             }

@@ -309,7 +309,7 @@ mod tests {
 
     #[test]
     fn keeps_only_rules_that_matter() {
-        let got = rules("a { color: red } .x { display: none; color: blue } p { visibility: hidden !important }");
+        let got = rules("a { cursor: pointer } .x { display: none; cursor: text } p { visibility: hidden !important }");
         assert_eq!(got.len(), 2);
         assert_eq!(got[0].0, ".x");
         assert_eq!(got[0].1.normal, vec![Decl::Display(Display::None)]);
@@ -348,7 +348,7 @@ mod tests {
 
     #[test]
     fn inline_style() {
-        let block = parse_inline("display:none; color: red; visibility: hidden !important");
+        let block = parse_inline("display:none; cursor: pointer; visibility: hidden !important");
         assert_eq!(block.normal, vec![Decl::Display(Display::None)]);
         assert_eq!(block.important, vec![Decl::Visibility(Visibility::Hidden)]);
     }

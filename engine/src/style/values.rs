@@ -272,11 +272,25 @@ pub(crate) enum Property {
     WhiteSpace,
     TextTransform,
     Content,
+    Color,
+    BackgroundColor,
+    BackgroundImage,
+    Clip,
+    ClipPath,
+    TextIndent,
 }
 
 impl Property {
     pub(crate) fn is_inherited(self) -> bool {
-        matches!(self, Property::Visibility | Property::FontSize | Property::WhiteSpace | Property::TextTransform)
+        matches!(
+            self,
+            Property::Visibility
+                | Property::FontSize
+                | Property::WhiteSpace
+                | Property::TextTransform
+                | Property::Color
+                | Property::TextIndent
+        )
     }
 }
 
@@ -292,7 +306,7 @@ pub(crate) enum Wide {
 
 impl Property {
     /// Every property whittle computes (what `all` sets).
-    pub(crate) const ALL: [Property; 11] = [
+    pub(crate) const ALL: [Property; 17] = [
         Property::Display,
         Property::Visibility,
         Property::ContentVisibility,
@@ -304,6 +318,12 @@ impl Property {
         Property::WhiteSpace,
         Property::TextTransform,
         Property::Content,
+        Property::Color,
+        Property::BackgroundColor,
+        Property::BackgroundImage,
+        Property::Clip,
+        Property::ClipPath,
+        Property::TextIndent,
     ];
 }
 
@@ -321,6 +341,18 @@ pub(crate) enum Decl {
     WhiteSpace(WhiteSpace),
     TextTransform(TextTransform),
     Content(Content),
+    /// `color`; `None`: a value whittle cannot read.
+    Color(Option<super::paint::Rgba>),
+    /// `background-color`; `None`: a value whittle cannot read.
+    BackgroundColor(Option<super::paint::Rgba>),
+    /// Whether `background-image` paints something.
+    BackgroundImage(bool),
+    /// Whether `clip` leaves no area.
+    Clip(bool),
+    /// Whether `clip-path` clips everything away.
+    ClipPath(bool),
+    /// Whether `text-indent` pushes text out of sight.
+    TextIndentFar(bool),
     Wide(Property, Wide),
     /// A box property (see [`super::boxes`]).
     Box(super::boxes::BoxProp, super::boxes::BoxValue),
@@ -336,6 +368,17 @@ pub(crate) fn parse_declaration(name: &str, input: &mut Parser<'_>, out: &mut Ve
     if name.eq_ignore_ascii_case("all") {
         let wide = input.try_parse(parse_wide).ok()?;
         out.extend(Property::ALL.iter().map(|&p| Decl::Wide(p, wide)));
+        return Some(());
+    }
+    if name.eq_ignore_ascii_case("background") {
+        if let Ok(wide) = input.try_parse(parse_wide) {
+            out.push(Decl::Wide(Property::BackgroundColor, wide));
+            out.push(Decl::Wide(Property::BackgroundImage, wide));
+            return Some(());
+        }
+        let (color, image) = super::paint::background(input);
+        out.push(Decl::BackgroundColor(color));
+        out.push(Decl::BackgroundImage(image));
         return Some(());
     }
     let Some(property) = match_property(name) else {
@@ -405,6 +448,32 @@ pub(crate) fn parse_declaration(name: &str, input: &mut Parser<'_>, out: &mut Ve
             _ => None,
         })?),
         Some(Property::Content) => Decl::Content(content(input)?),
+        // An unreadable colour is unknown, not dropped: a dropped one would
+        // leave the inherited colour, and a guess could hide visible text.
+        Some(Property::Color) => {
+            out.push(Decl::Color(super::paint::color(input)));
+            return Some(());
+        }
+        Some(Property::BackgroundColor) => {
+            out.push(Decl::BackgroundColor(super::paint::color(input)));
+            return Some(());
+        }
+        Some(Property::BackgroundImage) => {
+            out.push(Decl::BackgroundImage(super::paint::background_image(input)));
+            return Some(());
+        }
+        Some(Property::Clip) => {
+            out.push(Decl::Clip(super::paint::clip(input)));
+            return Some(());
+        }
+        Some(Property::ClipPath) => {
+            out.push(Decl::ClipPath(super::paint::clip_path(input)));
+            return Some(());
+        }
+        Some(Property::TextIndent) => {
+            out.push(Decl::TextIndentFar(super::paint::text_indent_far(input)));
+            return Some(());
+        }
     };
     input.expect_exhausted().ok()?;
     out.push(decl);
@@ -415,6 +484,11 @@ pub(crate) fn parse_declaration(name: &str, input: &mut Parser<'_>, out: &mut Ve
 /// shorthand.
 fn match_property(name: &str) -> Option<Option<Property>> {
     let p = match name.len() {
+        4 if name.eq_ignore_ascii_case("clip") => Property::Clip,
+        5 if name.eq_ignore_ascii_case("color") => Property::Color,
+        9 if name.eq_ignore_ascii_case("clip-path") => Property::ClipPath,
+        16 if name.eq_ignore_ascii_case("background-color") => Property::BackgroundColor,
+        16 if name.eq_ignore_ascii_case("background-image") => Property::BackgroundImage,
         7 if name.eq_ignore_ascii_case("display") => Property::Display,
         7 if name.eq_ignore_ascii_case("opacity") => Property::Opacity,
         7 if name.eq_ignore_ascii_case("content") => Property::Content,
@@ -425,6 +499,7 @@ fn match_property(name: &str) -> Option<Option<Property>> {
         10 if name.eq_ignore_ascii_case("overflow-x") => Property::OverflowX,
         10 if name.eq_ignore_ascii_case("overflow-y") => Property::OverflowY,
         11 if name.eq_ignore_ascii_case("white-space") => Property::WhiteSpace,
+        11 if name.eq_ignore_ascii_case("text-indent") => Property::TextIndent,
         14 if name.eq_ignore_ascii_case("text-transform") => Property::TextTransform,
         18 if name.eq_ignore_ascii_case("content-visibility") => Property::ContentVisibility,
         _ => return None,
@@ -665,7 +740,11 @@ mod tests {
 
     #[test]
     fn unknown_properties_are_skipped() {
-        assert!(decls("color", "red").is_empty());
+        assert!(decls("cursor", "pointer").is_empty());
+        // Colours are read (what text is drawn in); unreadable ones are
+        // unknown, not dropped.
+        assert_eq!(decls("color", "red"), vec![Decl::Color(Some([255, 0, 0, 255]))]);
+        assert_eq!(decls("color", "var(--fg)"), vec![Decl::Color(None)]);
         assert!(decls("font-size", "-3px").is_empty());
         assert_eq!(decls("font-size", "2em"), vec![Decl::FontSize(FontSize::Length(Length::Em(2.0)))]);
     }

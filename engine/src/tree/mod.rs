@@ -25,6 +25,7 @@ use std::collections::HashSet;
 use html5ever::local_name;
 
 use crate::dom::{Document, Edge, Element, NodeData, NodeId};
+use crate::safety::{conceal, injection};
 use crate::semantics::{AxNode, NameComputer, Semantics, Sensitive, States, role::Role};
 use crate::style::values::Display;
 use crate::style::{Hidden, Styles};
@@ -108,6 +109,14 @@ pub struct Counters {
     pub redacted_fields: u32,
     /// Frames shown only as one line.
     pub frames_masked: u32,
+    /// Passages a person cannot see that read like instructions to an AI
+    /// agent: withheld (the `⚠ removed hidden instructions` note).
+    pub removed_instructions: u32,
+    /// Visible passages that read like instructions to an AI agent: kept
+    /// as page data (the `⚠ suspected injection` note).
+    pub suspected_injection: u32,
+    /// Whether the page is a bot challenge (the `⚠ bot challenge` note).
+    pub bot_challenge: bool,
 }
 
 /// The semantic tree.
@@ -203,6 +212,9 @@ pub fn build_tree(doc: &Document, styles: &Styles, sem: &Semantics, refs: &mut R
         consumed: consumed_labels(doc, styles, sem),
         suppress_text: 0,
     };
+    let concealment = styles.concealment();
+    b.tree.counters.removed_instructions = concealment.removed_instructions;
+    b.tree.counters.bot_challenge = concealment.challenge;
     b.run();
     let mut tree = b.tree;
     prune_empty(&mut tree);
@@ -378,6 +390,23 @@ impl Builder<'_> {
             }
             return;
         }
+        // Text a person cannot see (see `safety::conceal`).
+        if self.styles.text_concealed(id) {
+            if !text.trim().is_empty() {
+                self.tree.counters.omitted_not_visible += 1;
+            }
+            return;
+        }
+        // Characters a person cannot see: tag characters, zero-width runs,
+        // bidi controls, and Latin text an override turns backwards.
+        let readable = conceal::readable(text);
+        if readable.instructions {
+            self.tree.counters.removed_instructions += 1;
+        }
+        let text: &str = &readable.text;
+        if injection::reads_like_instructions(text) {
+            self.tree.counters.suspected_injection += 1;
+        }
         if let Some(sink) = self.sinks.last_mut()
             && sink.first.is_none()
             && !text.trim().is_empty()
@@ -515,6 +544,13 @@ impl Builder<'_> {
     /// to walk its children.
     fn open(&mut self, id: NodeId, e: &Element) -> (Frame, bool) {
         let mut frame = Frame::default();
+        // A hidden region that reads like instructions: nothing of it.
+        if self.styles.withheld(id) {
+            if has_content(self.doc, id) {
+                self.tree.counters.omitted_not_visible += 1;
+            }
+            return (frame, false);
+        }
         // Hidden: count, skip. `visibility:hidden` alone lets visible
         // descendants through, so those are walked.
         match self.styles.hidden(id) {

@@ -166,6 +166,7 @@ fn lines(n: u32, suffix: &str) -> Vec<(String, Refs)> {
 
 fn observation(url: &str, lines: &[(String, Refs)]) -> Observation {
     Observation {
+        notes: Vec::new(),
         title: "Shop".to_owned(),
         url: url.to_owned(),
         header: "# Shop".to_owned(),

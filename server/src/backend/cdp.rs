@@ -36,7 +36,10 @@ use chromiumoxide::cdp::browser_protocol::input::{
     DispatchKeyEventParams, DispatchKeyEventType, DispatchMouseEventParams, DispatchMouseEventType, InsertTextParams,
     MouseButton,
 };
-use chromiumoxide::cdp::browser_protocol::network::SetCookieParams;
+use chromiumoxide::cdp::browser_protocol::fetch::{
+    ContinueRequestParams, EnableParams as FetchEnableParams, EventRequestPaused, FailRequestParams,
+};
+use chromiumoxide::cdp::browser_protocol::network::{ErrorReason, SetCookieParams};
 use chromiumoxide::cdp::browser_protocol::page::{
     CaptureScreenshotFormat, CaptureScreenshotParams, EventJavascriptDialogOpening, GetFrameTreeParams,
     GetNavigationHistoryParams, HandleJavaScriptDialogParams, NavigateParams, NavigateToHistoryEntryParams,
@@ -53,7 +56,9 @@ use whittle_engine::{
 };
 
 use super::{Analysis, Arrival, Backend, BrowseError, Effect, Navigation, Page, PageAction, SessionContext, Shot, ShotRequest};
+use crate::guard::SocketGuard;
 use crate::picture::Mark;
+use crate::policy::NetPolicy;
 use crate::tools::Do;
 
 /// How long one CDP command may take before the page counts as hung.
@@ -84,6 +89,13 @@ pub struct ChromiumOptions {
     /// More Chromium switches, without their leading dashes (e.g.
     /// `proxy-server=…`).
     pub args: Vec<String>,
+    /// Where pages may fetch from. `Some`: every socket Chromium opens goes
+    /// through a [`SocketGuard`] (sites and addresses checked, names
+    /// resolved by whittle), every request of every page is checked first
+    /// (CDP `Fetch` interception), and a page at a refused address gives
+    /// `origin_not_allowed` instead of its content. `None`: no checks
+    /// (tests and benches on loopback).
+    pub policy: Option<Arc<NetPolicy>>,
 }
 
 impl Default for ChromiumOptions {
@@ -95,6 +107,7 @@ impl Default for ChromiumOptions {
             nav_timeout: Duration::from_secs(20),
             max_download_bytes: 100 * 1024 * 1024,
             args: Vec::new(),
+            policy: None,
         }
     }
 }
@@ -151,6 +164,9 @@ struct Running {
     contexts: tokio::sync::Mutex<HashMap<u64, BrowserContextId>>,
     downloads: Arc<Mutex<Downloads>>,
     profile: PathBuf,
+    /// The socket guard all of Chromium's connections go through, when
+    /// there is a policy.
+    guard: Option<SocketGuard>,
 }
 
 impl fmt::Debug for Running {
@@ -276,6 +292,17 @@ impl CdpBackend {
             builder = builder.no_sandbox();
         }
         builder = builder.args(o.args.iter().map(String::as_str));
+        let guard = match &o.policy {
+            Some(policy) => {
+                let guard = SocketGuard::start(policy.clone())
+                    .await
+                    .map_err(|e| BrowseError::new("engine_unavailable", format!("cannot start the socket guard for Chromium: {e}")))?;
+                let args: Vec<String> = guard.chromium_args().iter().map(|a| a.trim_start_matches('-').to_owned()).collect();
+                builder = builder.args(args);
+                Some(guard)
+            }
+            None => None,
+        };
         let config = builder.build().map_err(|e| BrowseError::new("engine_unavailable", format!("Chromium: {e}")))?;
         let (browser, mut handler) = Browser::launch(config)
             .await
@@ -293,7 +320,7 @@ impl CdpBackend {
             flag.store(false, Ordering::SeqCst);
         });
         let downloads = Arc::new(Mutex::new(Downloads::default()));
-        Ok(Running { browser, alive, number, contexts: tokio::sync::Mutex::new(HashMap::new()), downloads, profile })
+        Ok(Running { browser, alive, number, contexts: tokio::sync::Mutex::new(HashMap::new()), downloads, profile, guard })
     }
 
     /// Opens a Chromium page for a session (its browser context made on
@@ -417,6 +444,9 @@ impl CdpPage {
     async fn wrap(backend: CdpBackend, running: Arc<Running>, session: u64, viewport: Viewport, page: chromiumoxide::Page) -> CdpPage {
         let dialogs = Arc::new(DialogState::default());
         watch_dialogs(&page, dialogs.clone()).await;
+        if let Some(policy) = &backend.inner.options.policy {
+            guard_requests(&page, policy.clone()).await;
+        }
         CdpPage {
             backend,
             running,
@@ -462,12 +492,39 @@ impl CdpPage {
         self.running = running;
         self.page = page;
         watch_dialogs(&self.page, self.dialogs.clone()).await;
+        if let Some(policy) = &self.backend.inner.options.policy {
+            guard_requests(&self.page, policy.clone()).await;
+        }
         self.live = None;
         self.stale = true;
         self.generation += 1;
         self.popups_seen.clear();
         self.notices = vec![restarted_notice()];
         Ok(())
+    }
+
+    /// `e`, or `origin_not_allowed` when the socket guard refused a
+    /// connection since it had refused `before` (a name that resolved to a
+    /// private address: Chromium only says the proxy failed).
+    fn refusal_or(&self, e: BrowseError, before: u64) -> BrowseError {
+        match &self.running.guard {
+            Some(g) if e.code == "nav_failed" && g.refused() > before => {
+                let why = g.recent_refusals().pop().unwrap_or_default();
+                BrowseError::new("origin_not_allowed", format!("not allowed: {why}"))
+            }
+            _ => e,
+        }
+    }
+
+    /// Refuses a place the policy does not allow: nothing but its origin
+    /// is said.
+    fn check_place(&self, url: &Url) -> Result<(), BrowseError> {
+        match &self.backend.inner.options.policy {
+            Some(p) if matches!(url.scheme(), "http" | "https") => {
+                p.check_url(url).map_err(|r| BrowseError::new("origin_not_allowed", format!("not allowed: {r}")))
+            }
+            _ => Ok(()),
+        }
     }
 
     fn dead() -> BrowseError {
@@ -486,15 +543,22 @@ impl CdpPage {
         let page = self.page.clone();
         match to {
             Navigation::To(url) => {
+                self.check_place(&url)?;
                 let go = async move {
                     let params = NavigateParams::builder().url(url.as_str()).build().map_err(cdp_error)?;
                     let r = page.execute(params).await.map_err(cdp_error)?;
                     match &r.result.error_text {
+                        // Only whittle blocks requests (Fetch interception).
+                        Some(e) if e.contains("ERR_BLOCKED_BY_CLIENT") => Err(BrowseError::new(
+                            "origin_not_allowed",
+                            format!("{} (or a page it redirected to) is not allowed by the profile", url.origin().ascii_serialization()),
+                        )),
                         Some(e) => Err(BrowseError::new("nav_failed", format!("Chromium could not load it: {e}"))),
                         None => Ok(()),
                     }
                 };
-                self.load(go).await
+                let refused = self.running.guard.as_ref().map_or(0, SocketGuard::refused);
+                self.load(go).await.map_err(|e| self.refusal_or(e, refused))
             }
             Navigation::Reload => {
                 let go = async move { page.execute(ReloadParams::default()).await.map(|_| ()).map_err(cdp_error) };
@@ -651,6 +715,11 @@ impl CdpPage {
         {
             self.url = Some(url);
         }
+        // A page that went where the profile does not allow (a script, a
+        // redirect the guard refused): nothing of it is read.
+        if let Some(url) = &self.url {
+            self.check_place(url)?;
+        }
         let viewport = self.viewport;
         let previous = self.live.take();
         let live = tokio::task::block_in_place(|| {
@@ -671,6 +740,8 @@ impl CdpPage {
                     prev.backend_ids.get(old.index()).copied().flatten().and_then(|b| by_backend.get(&b).copied())
                 });
             }
+            let mut captured = captured;
+            captured.styles.conceal(&captured.document, &captured.layout);
             let semantics = compute_semantics(&captured.document, &captured.styles);
             let tree = build_tree(&captured.document, &captured.styles, &semantics, refs);
             Live {
@@ -1395,6 +1466,37 @@ async fn watch_dialogs(page: &chromiumoxide::Page, state: Arc<DialogState>) {
             state.lines.lock().unwrap_or_else(|e| e.into_inner()).push(line);
             let params = HandleJavaScriptDialogParams { accept, prompt_text: ev.default_prompt.clone().filter(|_| accept) };
             let _ = tokio::time::timeout(COMMAND_TIMEOUT, page.execute(params)).await;
+        }
+    });
+}
+
+/// Checks every request of `page` against `policy` before it is sent
+/// (CDP `Fetch` interception at the request stage): refused ones fail as
+/// blocked by the client. URLs that are not http(s) or ws(s) (`data:`,
+/// `blob:`) load nothing from the network and pass. WebSockets are not
+/// seen here; the socket guard checks them.
+async fn guard_requests(page: &chromiumoxide::Page, policy: Arc<NetPolicy>) {
+    let Ok(mut events) = page.event_listener::<EventRequestPaused>().await else { return };
+    if bounded(page.execute(FetchEnableParams::default())).await.is_err() {
+        return;
+    }
+    let page = page.clone();
+    tokio::spawn(async move {
+        while let Some(ev) = events.next().await {
+            let allowed = match Url::parse(&ev.request.url) {
+                Ok(u) if matches!(u.scheme(), "http" | "https" | "ws" | "wss") => policy.check_url(&u).is_ok(),
+                Ok(_) => true,
+                Err(_) => false,
+            };
+            let id = ev.request_id.clone();
+            let sent = if allowed {
+                tokio::time::timeout(COMMAND_TIMEOUT, page.execute(ContinueRequestParams::new(id))).await.map(|_| ())
+            } else {
+                tokio::time::timeout(COMMAND_TIMEOUT, page.execute(FailRequestParams::new(id, ErrorReason::BlockedByClient)))
+                    .await
+                    .map(|_| ())
+            };
+            let _ = sent;
         }
     });
 }

@@ -281,8 +281,9 @@ impl Page for StaticPage {
         current.state = blocking(|| match state {
             State::Dirty(document) => {
                 let document = *document;
-                let styles = cascade(&document, options);
+                let mut styles = cascade(&document, options);
                 let layout = compute_layout(&document, &styles, &LayoutOptions { scroll_y });
+                styles.conceal(&document, &layout);
                 let semantics = compute_semantics(&document, &styles);
                 let tree = build_tree(&document, &styles, &semantics, refs);
                 let values_since = (generation, Vec::new());

@@ -246,6 +246,24 @@ def search_page(q: str) -> str:
     return page("Search", body)
 
 
+# Values that must never reach the model or the server's output (the
+# privacy scenario of test_mcp.py scans for them).
+CANARY_PASSWORD = "CANARY-e2e-pass-4d1c"
+CANARY_CARD = "4111 1111 1111 1111"
+
+
+def account_page() -> str:
+    body = f"""<h1>Your account</h1>
+<p>Card on file: {CANARY_CARD}.</p>
+<form aria-label="Sign in" method="post" action="/review">
+  <label>Password <input type="password" name="pw" value="{CANARY_PASSWORD}"></label>
+  <label>Note <input name="note"></label>
+  <button>Save</button>
+</form>
+"""
+    return page("Account", body)
+
+
 def simple_page(title: str, heading: str, text: str) -> str:
     return page(title, f"<h1>{html.escape(heading)}</h1>\n<p>{html.escape(text)}</p>\n")
 
@@ -325,6 +343,8 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send(200, checkout_page())
         if path == "/search":
             return self._send(200, search_page(query.get("q", [""])[0]))
+        if path == "/account":
+            return self._send(200, account_page())
         if path == "/about":
             return self._send(200, simple_page("About us", "About us", "A small workshop since 1998."))
         if path == "/redirect-loop":

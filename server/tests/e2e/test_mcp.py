@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import json
 import os
 import re
@@ -882,6 +883,58 @@ async def http_token(opts: Options, shop: Shop) -> None:
         serve.stop()
 
 
+async def privacy(opts: Options, shop: Shop) -> None:
+    """Secrets stay on the machine: a page's password value and card number,
+    and a secret from the profile's secrets file typed by the model, appear
+    in no result and in none of the server's output; without
+    --allow-private the loopback shop is refused."""
+    from shop import CANARY_CARD, CANARY_PASSWORD
+    secret = "CANARY-e2e-secret-77aa"
+    folder = tempfile.mkdtemp(prefix="whittle-e2e-profile-")
+    with open(os.path.join(folder, "secrets.toml"), "w", encoding="utf-8") as f:
+        f.write(f'PIN = "{secret}"\n')
+    with open(os.path.join(folder, "profile.toml"), "w", encoding="utf-8") as f:
+        f.write('secrets = "secrets.toml"\n')
+    with_profile = dataclasses.replace(opts, serve_args=[*opts.serve_args, "--profile", os.path.join(folder, "profile.toml")])
+    serve = Serve(with_profile)
+    seen: list[str] = []
+    try:
+        assert serve.url is not None
+        async with http_session(serve.url) as session:
+            ctx = Ctx(session, "http", shop, opts)
+            await ctx.load_tools()
+            r = await ctx.nav("/account")
+            seen.append(json.dumps(r.raw, ensure_ascii=False))
+            check("⚿password" in (r.text or ""), "the password field is marked ⚿password", r)
+            check("‹card:1›" in (r.text or ""), "the card number is a token", r)
+            note = ref_of(r.text, "textbox", "Note")
+            for tool, args in (("act", {"do": "type", "ref": note, "text": "secret:PIN"}), ("observe", {}),
+                               ("extract", {"kind": "text"}), ("find", {"q": "card"})):
+                res = await ctx.call(tool, **args)
+                seen.append(json.dumps(res.raw, ensure_ascii=False))
+            check("‹secret:PIN›" in seen[1], "the act result names the typed secret", res)
+            bad = await ctx.call("act", do="type", ref=note, text="secret:NOPE")
+            check(bad.code == "unknown_secret" and "NOPE" in (bad.text or ""), "an unknown secret is a clear error", bad)
+    finally:
+        serve.stop()
+    everything = "\n".join(seen) + "\n".join(serve.output)
+    for canary in (CANARY_PASSWORD, CANARY_CARD, CANARY_CARD.replace(" ", ""), secret):
+        check(canary not in everything, f"{canary!r} reached a result or the server's output")
+    # The default refuses loopback: nothing of the shop.
+    strict = dataclasses.replace(opts, serve_args=[a for a in opts.serve_args if a != "--allow-private"])
+    serve = Serve(strict)
+    try:
+        assert serve.url is not None
+        async with http_session(serve.url) as session:
+            ctx = Ctx(session, "http", shop, opts)
+            await ctx.load_tools()
+            r = await ctx.call("navigate", url=shop.url("/account"))
+            check(r.code == "origin_not_allowed", "without --allow-private a loopback page is refused", r)
+            check("Your account" not in json.dumps(r.raw, ensure_ascii=False), "nothing of the refused page", r)
+    finally:
+        serve.stop()
+
+
 async def http_sessions_isolated(opts: Options, shop: Shop, url: str) -> None:
     """Two HTTP sessions at once: each has its own tab and refs."""
     async with http_session(url) as s1, http_session(url) as s2:
@@ -993,6 +1046,10 @@ def detect_options(opts: Options) -> None:
         opts.features = ""
         print(f"note: `whittle serve --help` failed: {e}")
     opts.search_url = "--search-url" in opts.features
+    if "--allow-private" in opts.features:
+        # The shop is on loopback, which whittle refuses by default.
+        opts.mcp_args += ["--allow-private"]
+        opts.serve_args += ["--allow-private"]
     if "--nav-timeout" in opts.features:
         # The never-ending body then costs seconds, not the default timeout.
         opts.mcp_args += ["--nav-timeout", str(NAV_TIMEOUT)]
@@ -1043,6 +1100,7 @@ async def main_async(opts: Options) -> int:
                 await runner.run("http/sessions_isolated", lambda: http_sessions_isolated(opts, shop, url), serve_logs)
                 serve.stop()
             await runner.run("http/token", lambda: http_token(opts, shop), lambda: "")
+            await runner.run("http/privacy", lambda: privacy(opts, shop), lambda: "")
     finally:
         shop.stop()
 

@@ -259,7 +259,7 @@ async fn the_hop_check_sees_every_hop_and_can_refuse_one() {
     let e = err(get(&f, &server, "/go").await);
     assert!(matches!(e, FetchError::Blocked { .. }), "{e:?}");
     assert_eq!(e.code(), "origin_not_allowed");
-    assert_eq!(e.to_string(), format!("{} is not allowed: a private address", server.url("/private/admin")));
+    assert_eq!(e.to_string(), "not allowed: a private address");
     // Also the first URL; nothing was ever sent to the refused ones.
     assert!(matches!(get(&f, &server, "/private/x").await, Err(FetchError::Blocked { .. })));
     assert_eq!(server.paths(), ["/go"]);

@@ -3,6 +3,7 @@
 
 mod chromium;
 mod fetch;
+mod hostile;
 mod research;
 mod server;
 mod session;
