@@ -187,7 +187,7 @@ pub fn conceal(doc: &Document, styles: &Styles, layout: &Layout) -> Concealment 
                     (true, Some(r)) => (HARD, Some(r)),
                     (true, None) => (HARD, Some(id)),
                 };
-                state[id.index()] = State { region: if hidden { up.region } else { region }, root, text, text_root, behind };
+                state[id.index()] = State { region, root, text, text_root, behind };
                 // Elements carry their region's bits (hidden elements are
                 // dropped by the tree anyway).
                 flags[id.index()] = region;
@@ -316,10 +316,9 @@ fn floor_char(s: &str, max: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{ParseOptions, RefTable, SnapshotOptions};
+    use crate::{RefTable, SnapshotOptions};
 
     fn observe(html: &str) -> String {
-        let _ = ParseOptions::default();
         crate::snapshot(html.as_bytes(), &SnapshotOptions::default(), &mut RefTable::new()).observation.text()
     }
 
