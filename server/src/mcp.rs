@@ -225,8 +225,8 @@ pub fn tools() -> Vec<Tool> {
         tool(
             "research",
             format!(
-                "Digest many pages in parallel: title, outline, key sentences and counts of each, within one budget. \
-                 No urls: the result links of the active page. {DATA_NOTE}"
+                "Digest many pages in parallel (title, outline, key sentences) within one budget. \
+                 No urls: the active page's results. {DATA_NOTE}"
             ),
             schema::<ResearchArgs>(SchemaFor::Input),
             false,

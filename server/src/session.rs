@@ -257,16 +257,7 @@ impl Session {
     /// error messages (they may quote the page).
     fn redact(&mut self, out: &mut ToolOutput) {
         let vault = &mut self.vault;
-        let mut fix = |s: &mut String| {
-            // What a person cannot read (invisible characters, backwards
-            // runs) goes first, whichever tool read the page.
-            if let std::borrow::Cow::Owned(t) = whittle_engine::safety::conceal::readable(s).text {
-                *s = t;
-            }
-            if let std::borrow::Cow::Owned(t) = vault.redact(s) {
-                *s = t;
-            }
-        };
+        let mut fix = |s: &mut String| private(vault, s);
         fix(&mut out.text);
         if let Some(e) = out.envelope.server.error.as_mut() {
             fix(&mut e.message);
@@ -354,9 +345,13 @@ impl Session {
         };
         let total = urls.len().min(options.limit) as u32;
         let mut progress = self.progress.take();
+        // Progress messages carry page titles: they leave as the results do.
+        let vault = &mut self.vault;
+        vault.set_site(None);
         let mut on_page = |page: &research::PageResult, done: usize| {
             if let Some(p) = progress.as_mut() {
-                let what = if page.ok { page.title.as_str() } else { "failed" };
+                let mut what = if page.ok { page.title.clone() } else { "failed".to_owned() };
+                private(vault, &mut what);
                 (p.0)(done as u32, total, &format!("[{}] {what}", page.index));
             }
         };
@@ -1108,6 +1103,18 @@ fn step_detail(s: &Step, sensitive: bool) -> String {
 /// `→ from → to · "title"`.
 fn arrival_line(from: &Url, a: &Arrival, obs: &Observation) -> String {
     format!("→ {} → {} · {:?}\n", compact_url(from), compact_url(&a.to), obs.title)
+}
+
+/// Takes out of `s` what a person cannot read (invisible characters,
+/// backwards runs), whichever tool read the page, then replaces
+/// secret-looking values by `vault`'s tokens.
+fn private(vault: &mut Vault, s: &mut String) {
+    if let std::borrow::Cow::Owned(t) = whittle_engine::safety::conceal::readable(s).text {
+        *s = t;
+    }
+    if let std::borrow::Cow::Owned(t) = vault.redact(s) {
+        *s = t;
+    }
 }
 
 /// The observation text with whittle's notices as `⚠` lines after the

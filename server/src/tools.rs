@@ -99,7 +99,7 @@ pub struct ActArgs {
     pub ref_id: Option<u32>,
     /// The observation the ref was read from.
     pub snapshot_id: Option<String>,
-    /// type: the text; click/check/hover without ref: the target's visible text.
+    /// type: the text (secret:NAME, ‹card:1› tokens allowed); click/check/hover without ref: the target's visible text.
     pub text: Option<String>,
     /// select: option labels or values.
     pub values: Option<Vec<String>>,
