@@ -55,6 +55,7 @@ impl CliError {
 pub struct AccessArgs {
     /// The profile (TOML): allowed and blocked sites, private addresses,
     /// secrets, limits (default: $WHITTLE_PROFILE, else
+    /// $XDG_CONFIG_HOME/whittle/profile.toml or
     /// ~/.config/whittle/profile.toml when it exists).
     #[arg(long, value_name = "PATH")]
     pub profile: Option<std::path::PathBuf>,
@@ -330,8 +331,7 @@ pub fn extract(
 ) -> Result<(), CliError> {
     let (doc, sheets, _problems) = load_document(source, base_url, policy)?;
     let mut styles = whittle_engine::cascade(&doc, &CascadeOptions { stylesheets: sheets, ..CascadeOptions::default() });
-    // Without layout: what colours, sizes and clips conceal.
-    styles.conceal(&doc, &whittle_engine::Layout::unknown(styles.viewport()));
+    styles.conceal_declared(&doc);
     let sem = whittle_engine::compute_semantics(&doc, &styles);
     let kind = match what {
         ExtractWhat::Text => {
@@ -350,10 +350,9 @@ pub fn extract(
 
 /// What the CLI prints of a page, as the MCP session gives it: without
 /// characters a person cannot see, secret-looking values as tokens
-/// (PROTOCOL §5; numbered per run).
+/// (PROTOCOL §5). One output: numbered within it.
 fn private(text: &str) -> String {
-    let readable = whittle_engine::safety::conceal::readable(text).text;
-    whittle_engine::safety::Vault::new().redact(&readable).into_owned()
+    whittle_engine::safety::private(&mut whittle_engine::safety::Vault::new(), text).into_owned()
 }
 
 /// `whittle research`'s budget per page without `--budget`, in tokens.
@@ -409,6 +408,8 @@ pub fn research(args: &ResearchArgs, out: &mut (dyn Write + Send)) -> Result<(),
     let progress = std::io::stderr().is_terminal();
     let total = urls.len();
     let mut write_error: Option<std::io::Error> = None;
+    // One vault for the run: the same value is the same token on every line.
+    let mut vault = whittle_engine::safety::Vault::new();
     let result = {
         let mut on_page = |page: &crate::research::PageResult, done: usize| {
             if progress {
@@ -417,7 +418,8 @@ pub fn research(args: &ResearchArgs, out: &mut (dyn Write + Send)) -> Result<(),
             }
             if args.jsonl && write_error.is_none() {
                 let line = serde_json::to_string(page).unwrap_or_default();
-                if let Err(e) = writeln!(out, "{}", private(&line)).and_then(|()| out.flush()) {
+                let line = whittle_engine::safety::private(&mut vault, &line).into_owned();
+                if let Err(e) = writeln!(out, "{line}").and_then(|()| out.flush()) {
                     write_error = Some(e);
                 }
             }

@@ -85,12 +85,20 @@ impl OriginPattern {
         } else {
             (host, false)
         };
-        if !subdomains || !host.is_empty() {
-            let probe = host.trim_start_matches('[').trim_end_matches(']');
-            if host.is_empty() || probe.contains('*') || Host::parse(&host).is_err() && probe.parse::<IpAddr>().is_err() {
+        // As URLs carry hosts: punycode, IPs normalised, no trailing dot.
+        let host = if subdomains && host.is_empty() {
+            host
+        } else {
+            if host.contains('*') {
                 return Err(format!("{original:?}: not a host name"));
             }
-        }
+            match Host::parse(&host) {
+                Ok(Host::Domain(d)) => d.trim_end_matches('.').to_owned(),
+                Ok(Host::Ipv4(ip)) => ip.to_string(),
+                Ok(Host::Ipv6(ip)) => format!("[{ip}]"),
+                Err(_) => return Err(format!("{original:?}: not a host name")),
+            }
+        };
         Ok(OriginPattern { scheme, host, subdomains, port, text: original.trim().to_owned() })
     }
 
@@ -167,7 +175,7 @@ impl NetPolicy {
         let Some(host) = url.host() else { return Err(Refusal("a URL without a host".into())) };
         let port = url.port_or_known_default().unwrap_or(0);
         let name = match &host {
-            Host::Domain(d) => d.to_ascii_lowercase(),
+            Host::Domain(d) => d.trim_end_matches('.').to_ascii_lowercase(),
             Host::Ipv4(ip) => ip.to_string(),
             Host::Ipv6(ip) => format!("[{ip}]"),
         };
@@ -181,8 +189,8 @@ impl NetPolicy {
 
     /// Checks a host and port where the scheme is not known (a socket).
     pub fn check_host(&self, host: &str, port: u16) -> Result<(), Refusal> {
-        let lower = host.to_ascii_lowercase();
-        let name = match lower.parse::<Ipv6Addr>() {
+        let lower = host.trim_end_matches('.').to_ascii_lowercase();
+        let name = match lower.trim_start_matches('[').trim_end_matches(']').parse::<Ipv6Addr>() {
             Ok(ip) => format!("[{ip}]"),
             Err(_) => lower,
         };
@@ -220,11 +228,6 @@ impl NetPolicy {
         }
     }
 
-    /// Whether every address is allowed and every site: no check can
-    /// refuse anything.
-    pub fn is_open(&self) -> bool {
-        self.private && self.allow.is_empty() && self.block.is_empty()
-    }
 }
 
 fn private_refusal(what: &str, kind: &str) -> Refusal {
@@ -379,6 +382,17 @@ mod tests {
         assert!(p.check_host("evil.test", 443).is_err());
         let e = p.check_url(&url("https://evil.test/path?secret=1")).expect_err("not allowed").0;
         assert_eq!(e, "https://evil.test is not among the profile's allowed sites");
+    }
+
+    #[test]
+    fn hosts_compare_as_urls_write_them() {
+        let p = policy(&[], &["example.com", "bücher.de", "[0:0::5]"], true);
+        for bad in ["https://example.com./", "https://EXAMPLE.com/", "https://xn--bcher-kva.de/", "https://bücher.de/", "http://[::5]/"] {
+            assert!(p.check_url(&url(bad)).is_err(), "{bad} is blocked");
+        }
+        assert!(p.check_host("example.com.", 443).is_err());
+        assert!(p.check_host("xn--bcher-kva.de", 443).is_err());
+        assert!(p.check_host("::5", 80).is_err());
     }
 
     #[test]

@@ -64,7 +64,7 @@ pub struct Profile {
     pub path: Option<PathBuf>,
     /// Allowed and blocked sites, private addresses.
     pub net: NetPolicy,
-    /// Named secrets (`secret:NAME`), in file order.
+    /// Named secrets (`secret:NAME`), sorted by name.
     pub secrets: Secrets,
     /// Where Chromium's downloads go.
     pub downloads: Option<PathBuf>,

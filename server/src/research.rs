@@ -400,9 +400,7 @@ pub fn digest_page(index: usize, response: &Response, budget: u32) -> whittle_en
     };
     let doc = whittle_engine::parse(&response.bytes, &parse);
     let mut styles = whittle_engine::cascade(&doc, &CascadeOptions::default());
-    // No layout for a digest: what only boxes reveal (zero-size, off the
-    // page) is not found here; colours, sizes and clips are.
-    styles.conceal(&doc, &whittle_engine::Layout::unknown(styles.viewport()));
+    styles.conceal_declared(&doc);
     let sem = whittle_engine::compute_semantics(&doc, &styles);
     whittle_engine::digest(&doc, &styles, &sem, &DigestOptions { index, budget, scripts_ran: false })
 }

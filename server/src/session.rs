@@ -42,6 +42,8 @@ const MAX_USER_WAIT_MS: u32 = 300_000;
 const DIFF_SHARE: f64 = 0.75;
 /// Chromium tabs `research` renders pages that need scripts in at once.
 const RENDER_TABS: usize = 3;
+/// The most values of sensitive fields a session remembers as secrets.
+const MAX_FIELD_SECRETS: usize = 256;
 /// The most tabs a session keeps open.
 pub const MAX_TABS: usize = 32;
 
@@ -262,6 +264,9 @@ impl Session {
         if let Some(e) = out.envelope.server.error.as_mut() {
             fix(&mut e.message);
         }
+        // Notices may quote a server's words (an HTTP reason, a browser's
+        // error text).
+        out.envelope.server.notices.iter_mut().for_each(&mut fix);
         if let Some(page) = out.envelope.page_content.as_mut() {
             fix(&mut page.title);
             fix(&mut page.url);
@@ -453,12 +458,16 @@ impl Session {
         // the session: a page that shows one as text later (a careless
         // echo) shows its token instead.
         for w in analysis.tree.widgets.iter().filter(|w| w.sensitive.is_some()) {
+            if self.field_values.len() >= MAX_FIELD_SECRETS {
+                break;
+            }
             let value = whittle_engine::semantics::form::control_value(&analysis.document, w.node);
             if !value.is_empty() && self.field_values.insert(value.clone()) {
+                // `#` is in no name of the secrets file.
                 let kind = w.sensitive.map_or("field", |k| k.as_str());
                 let n = self.field_values.len();
                 self.vault.set_site(host.as_deref());
-                self.vault.add_site_secret(&format!("{kind}-{n}"), &value);
+                self.vault.add_site_secret(&format!("{kind}#{n}"), &value);
             }
         }
         let mut envelope = Envelope::observation(ids, engine, &analysis.layout, &obs, &analysis.tree, origin);
@@ -1090,7 +1099,10 @@ fn step_words(s: &Step) -> String {
 /// for sensitive fields), the chosen options, the key, the distance.
 fn step_detail(s: &Step, sensitive: bool) -> String {
     match s.action {
-        Do::Type if sensitive => format!(" ({} characters)", s.text.as_deref().unwrap_or("").chars().count()),
+        // A token or `secret:NAME` is the model's own words: echoed as typed.
+        Do::Type if sensitive && !Vault::mentions_tokens(s.text.as_deref().unwrap_or("")) => {
+            format!(" ({} characters)", s.text.as_deref().unwrap_or("").chars().count())
+        }
         Do::Type => format!(" {:?}", s.text.as_deref().unwrap_or("")),
         Do::Select => format!(" = {}", s.values.as_deref().unwrap_or(&[]).join(", ")),
         Do::Press => format!(" {}", s.key.as_deref().unwrap_or("")),
@@ -1105,14 +1117,9 @@ fn arrival_line(from: &Url, a: &Arrival, obs: &Observation) -> String {
     format!("→ {} → {} · {:?}\n", compact_url(from), compact_url(&a.to), obs.title)
 }
 
-/// Takes out of `s` what a person cannot read (invisible characters,
-/// backwards runs), whichever tool read the page, then replaces
-/// secret-looking values by `vault`'s tokens.
+/// [`whittle_engine::safety::private`] in place.
 fn private(vault: &mut Vault, s: &mut String) {
-    if let std::borrow::Cow::Owned(t) = whittle_engine::safety::conceal::readable(s).text {
-        *s = t;
-    }
-    if let std::borrow::Cow::Owned(t) = vault.redact(s) {
+    if let std::borrow::Cow::Owned(t) = whittle_engine::safety::private(vault, s) {
         *s = t;
     }
 }

@@ -259,8 +259,8 @@ pub struct Readable<'a> {
 
 /// Takes out of `text` what a person cannot read: invisible characters
 /// ([`injection::strip_invisible`], which decodes tag characters) and
-/// runs under a bidi override (U+202D, U+202E, up to U+202C) that hold
-/// Latin letters, which a person sees backwards.
+/// runs under a bidi override (U+202D, U+202E, up to U+202C or the end of
+/// the line) that hold Latin letters, which a person sees backwards.
 pub fn readable(text: &str) -> Readable<'_> {
     let mut hidden = String::new();
     let mut owned: Option<String> = None;
@@ -270,7 +270,12 @@ pub fn readable(text: &str) -> Readable<'_> {
         while let Some(start) = rest.find(['\u{202D}', '\u{202E}']) {
             out.push_str(&rest[..start]);
             let after = &rest[start + 3..];
-            let end = after.find('\u{202C}').unwrap_or(after.len());
+            // An override ends at U+202C, or at the end of its paragraph.
+            let (end, skip) = match after.find(['\u{202C}', '\n']) {
+                Some(e) if after[e..].starts_with('\n') => (e, 0),
+                Some(e) => (e, 3),
+                None => (after.len(), 0),
+            };
             let run = &after[..end];
             if run.bytes().any(|b| b.is_ascii_alphabetic()) {
                 hidden.push_str(run);
@@ -278,7 +283,7 @@ pub fn readable(text: &str) -> Readable<'_> {
             } else {
                 out.push_str(run);
             }
-            rest = after.get(end + 3..).unwrap_or("");
+            rest = after.get(end + skip..).unwrap_or("");
         }
         out.push_str(rest);
         owned = Some(out);
@@ -376,6 +381,8 @@ mod tests {
         assert!(r.instructions);
         // Arabic under an override reads as written: kept.
         assert_eq!(readable("\u{202E}مرحبا\u{202C}").text, "مرحبا");
+        // An override left open ends with its line: the rest stays.
+        assert_eq!(readable("title \u{202E}evil\nline two").text, "title \nline two");
         assert!(matches!(readable("plain text").text, std::borrow::Cow::Borrowed(_)));
     }
 }

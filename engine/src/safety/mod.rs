@@ -18,6 +18,16 @@ pub use tokens::{ResolveError, TokenKind, Vault};
 
 use crate::tree::AxTree;
 
+/// Text as it may leave for the model: what a person cannot read taken out
+/// ([`conceal::readable`]), then secret-looking values replaced by
+/// `vault`'s tokens. Borrowed when nothing changed.
+pub fn private<'a>(vault: &mut Vault, text: &'a str) -> std::borrow::Cow<'a, str> {
+    match conceal::readable(text).text {
+        std::borrow::Cow::Borrowed(b) => vault.redact(b),
+        std::borrow::Cow::Owned(o) => std::borrow::Cow::Owned(vault.redact(&o).into_owned()),
+    }
+}
+
 /// The notes a page gets (PROTOCOL §1), each a whole line in whittle's
 /// words: `⚠ removed hidden instructions`, `⚠ suspected injection`,
 /// `⚠ bot challenge`, `⚿ sensitive fields`.

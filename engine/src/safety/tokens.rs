@@ -224,7 +224,8 @@ impl Vault {
     }
 
     /// Adds a value seen in a sensitive field of the current site's page
-    /// as a secret named `name`, typed only on that site.
+    /// as a secret named `name`, typed (and looked for in page text) only
+    /// on that site.
     pub fn add_site_secret(&mut self, name: &str, value: &str) {
         self.add_secret(name, value);
         let sites = self.site.iter().cloned().collect();
@@ -271,7 +272,13 @@ impl Vault {
         }
         let mut changed = false;
         for &index in &self.search_order {
-            let Some(finder) = &self.secrets[index].finder else { continue };
+            let secret = &self.secrets[index];
+            // A site's secret (a field's value) is looked for on its site
+            // only: elsewhere it could only hide ordinary words.
+            if secret.sites.as_ref().is_some_and(|s| !self.typeable_here(s)) {
+                continue;
+            }
+            let Some(finder) = &secret.finder else { continue };
             let len = finder.needle().len();
             for start in finder.find_iter(bytes) {
                 let end = start + len;

@@ -264,6 +264,14 @@ impl Styles {
         self.concealment.flags(id) & crate::safety::conceal::INSTRUCTIONS != 0
     }
 
+    /// [`Styles::conceal`] without boxes (a digest, the CLI's extract):
+    /// what only layout reveals (zero-size, off the page) is found from the
+    /// declarations alone (`height: 0`, `left: -9999px`).
+    pub fn conceal_declared(&mut self, doc: &Document) {
+        let layout = crate::layout::Layout::unknown(self.viewport);
+        self.conceal(doc, &layout);
+    }
+
     /// What [`Styles::conceal`] found.
     pub fn concealment(&self) -> &crate::safety::conceal::Concealment {
         &self.concealment

@@ -157,7 +157,8 @@ pub(crate) fn background_image(input: &mut Parser<'_>) -> bool {
 /// A length in px for `clip: rect()`: `auto` is unbounded (`None`).
 fn clip_edge(args: &mut Parser<'_>) -> Result<Option<f32>, ()> {
     match args.next().map_err(|_| ())? {
-        Token::Dimension { value, .. } => Ok(Some(*value)),
+        // Only px is compared; other units leave the clip unread.
+        Token::Dimension { value, unit, .. } if unit.eq_ignore_ascii_case("px") => Ok(Some(*value)),
         Token::Number { value, .. } if *value == 0.0 => Ok(Some(0.0)),
         Token::Ident(i) if i.eq_ignore_ascii_case("auto") => Ok(None),
         _ => Err(()),
@@ -263,6 +264,7 @@ mod tests {
         assert!(!with("rect(0, 100px, 50px, 0)", clip));
         assert!(!with("auto", clip));
         assert!(!with("rect(auto, auto, auto, auto)", clip));
+        assert!(!with("rect(0 1em 1em 0)", clip));
         assert!(with("inset(50%)", clip_path));
         assert!(with("circle(0)", clip_path));
         assert!(!with("inset(10%)", clip_path));

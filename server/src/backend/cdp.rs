@@ -87,7 +87,8 @@ pub struct ChromiumOptions {
     /// The largest download kept; a bigger one is cancelled.
     pub max_download_bytes: u64,
     /// More Chromium switches, without their leading dashes (e.g.
-    /// `proxy-server=…`).
+    /// `host-resolver-rules=…`; with a `policy`, not `proxy-server`: the
+    /// guard is the proxy).
     pub args: Vec<String>,
     /// Where pages may fetch from. `Some`: every socket Chromium opens goes
     /// through a [`SocketGuard`] (sites and addresses checked, names
@@ -508,10 +509,12 @@ impl CdpPage {
     /// private address: Chromium only says the proxy failed).
     fn refusal_or(&self, e: BrowseError, before: u64) -> BrowseError {
         match &self.running.guard {
-            Some(g) if e.code == "nav_failed" && g.refused() > before => {
-                let why = g.recent_refusals().pop().unwrap_or_default();
-                BrowseError::new("origin_not_allowed", format!("not allowed: {why}"))
-            }
+            // The guard is the browser's, shared by every tab: its refusals
+            // are not quoted (they may be another session's).
+            Some(g) if e.code == "nav_failed" && g.refused() > before => BrowseError::new(
+                "origin_not_allowed",
+                "not allowed: whittle's guard refused a connection this page needed (a private address, or a site the profile does not allow)",
+            ),
             _ => e,
         }
     }
@@ -1473,8 +1476,8 @@ async fn watch_dialogs(page: &chromiumoxide::Page, state: Arc<DialogState>) {
 /// Checks every request of `page` against `policy` before it is sent
 /// (CDP `Fetch` interception at the request stage): refused ones fail as
 /// blocked by the client. URLs that are not http(s) or ws(s) (`data:`,
-/// `blob:`) load nothing from the network and pass. WebSockets are not
-/// seen here; the socket guard checks them.
+/// `blob:`) load nothing from the network and pass. Chromium does not
+/// pause WebSocket handshakes here; the socket guard checks those.
 async fn guard_requests(page: &chromiumoxide::Page, policy: Arc<NetPolicy>) {
     let Ok(mut events) = page.event_listener::<EventRequestPaused>().await else { return };
     if bounded(page.execute(FetchEnableParams::default())).await.is_err() {

@@ -297,7 +297,7 @@ async fn no_canary_leaves_the_machine() {
     for (r, text) in [(note, "secret:BANK_PIN"), (comment, card_token), (pw, "‹secret:BANK_PIN›")] {
         let out = s.call("act", json!({"do": "type", "ref": r, "text": text})).await;
         assert!(out.envelope.ok, "{}", out.text);
-        assert!(out.text.contains(text) || out.text.contains("characters"), "the ✓ line echoes the token: {}", out.text);
+        assert!(out.text.contains(text), "the ✓ line echoes the token: {}", out.text);
         outputs.push(out);
     }
     // Unknown names and tokens never issued are errors naming them.
@@ -344,7 +344,7 @@ async fn no_canary_leaves_the_machine() {
     assert!(page.envelope.ok, "{}", page.text);
     let field = page.envelope.page_content.as_ref().and_then(|p| p.elements.first().map(|e| e.ref_id)).unwrap_or(0);
     outputs.push(page);
-    for (text, code) in [(card_token, Some("other_site")), ("secret:password-1", Some("other_site")), ("secret:BANK_PIN", None)] {
+    for (text, code) in [(card_token, Some("other_site")), ("secret:password#1", Some("other_site")), ("secret:BANK_PIN", None)] {
         let out = s.call("act", json!({"do": "type", "ref": field, "text": text})).await;
         assert_eq!(error_code(&out), code, "{text}: {}", out.text);
         outputs.push(out);
@@ -353,4 +353,5 @@ async fn no_canary_leaves_the_machine() {
     let hits: Vec<&str> = CANARIES.iter().copied().filter(|c| all.contains(c)).collect();
     assert!(hits.is_empty(), "canaries in the outputs: {hits:?}\n{all}");
     assert!(all.contains("‹secret:BANK_PIN›"), "typed secrets show by name");
+    assert!(all.contains("‹secret:cvc#"), "a sensitive field's value echoed by its site shows as a token");
 }
