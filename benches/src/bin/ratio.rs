@@ -5,21 +5,10 @@
 //!
 //! Run: `cargo run --release -p whittle-benches --bin ratio [-- RUNS]`.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use whittle_benches::{pages, rcdom_parse, stage_parse, stages_after_parse, whole};
+use whittle_benches::{best_of, pages, rcdom_parse, stage_parse, stages_after_parse, whole};
 use whittle_corpus::Suite;
-
-fn best_of(runs: usize, mut f: impl FnMut()) -> Duration {
-    (0..runs)
-        .map(|_| {
-            let t = Instant::now();
-            f();
-            t.elapsed()
-        })
-        .min()
-        .unwrap_or_default()
-}
 
 fn percentile(sorted: &[f64], p: f64) -> f64 {
     if sorted.is_empty() {

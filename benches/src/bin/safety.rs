@@ -8,23 +8,12 @@
 //!
 //! Run: `cargo run --release -p whittle-benches --bin safety [-- RUNS]`.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use whittle_benches::{median, pages, percentile};
+use whittle_benches::{best_of, median, pages, percentile};
 use whittle_corpus::Suite;
 use whittle_engine::safety::{conceal, injection};
 use whittle_engine::{CascadeOptions, LayoutOptions, NodeData, NodeId, RefTable, cascade, compute_layout, parse, ParseOptions};
-
-fn best_of(runs: usize, mut f: impl FnMut()) -> Duration {
-    (0..runs)
-        .map(|_| {
-            let t = Instant::now();
-            f();
-            t.elapsed()
-        })
-        .min()
-        .unwrap_or_default()
-}
 
 fn main() {
     let runs: usize = std::env::args().nth(1).and_then(|s| s.parse().ok()).unwrap_or(5);
