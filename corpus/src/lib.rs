@@ -11,7 +11,11 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 pub mod generate;
+pub mod manifest;
+pub mod saved;
 pub mod score;
+
+pub use manifest::{Manifest, ManifestError, Root, SuiteSpec, user_dir};
 
 /// The environment variable that points at the shared corpus.
 pub const SHARED_ENV: &str = "WHITTLE_SHARED_CORPUS";
@@ -90,7 +94,7 @@ impl Suite {
         Suite::LolHtml,
     ];
 
-    /// The suite's folder name.
+    /// The suite's name in the manifest (also its folder in the shared corpus).
     pub fn name(self) -> &'static str {
         match self {
             Suite::Readability => "readability",
@@ -103,35 +107,10 @@ impl Suite {
         }
     }
 
-    /// The suite's pages, sorted by path. Empty when the shared corpus is
-    /// absent.
+    /// The suite's pages, sorted by path (from the manifest). Empty when
+    /// the shared corpus is absent.
     pub fn pages(self) -> Vec<PathBuf> {
-        let Some(root) = shared_dir() else { return Vec::new() };
-        let dir = root.join(self.name());
-        let mut out = Vec::new();
-        match self {
-            Suite::Readability => {
-                for case in read_dir_sorted(&dir) {
-                    let source = case.join("source.html");
-                    if source.is_file() {
-                        out.push(source);
-                    }
-                }
-            }
-            Suite::ArticleExtraction => {
-                out = read_dir_sorted(&dir.join("html"))
-                    .into_iter()
-                    .filter(|p| p.to_string_lossy().ends_with(".html.gz"))
-                    .collect();
-            }
-            _ => {
-                out = read_dir_sorted(&dir)
-                    .into_iter()
-                    .filter(|p| p.extension().is_some_and(|e| e == "html" || e == "htm"))
-                    .collect();
-            }
-        }
-        out
+        Manifest::builtin().suite(self.name()).map(SuiteSpec::pages).unwrap_or_default()
     }
 }
 

@@ -33,6 +33,9 @@ pub enum CliError {
     /// The profile cannot be used: exit 2.
     #[error("profile {0}")]
     Profile(#[from] crate::profile::ProfileError),
+    /// Chromium could not render the page: exit 1.
+    #[error("{0}")]
+    Browser(String),
     /// The profile says paused: nothing from any page is given out: exit 3.
     #[error("⏸ paused by the profile ({0}): nothing from the page was sent")]
     Paused(String),
@@ -44,7 +47,7 @@ impl CliError {
         match self {
             CliError::Usage(_) | CliError::Profile(_) => 2,
             CliError::Paused(_) => 3,
-            CliError::Load(_) | CliError::Output(_) | CliError::Nothing(_) => 1,
+            CliError::Load(_) | CliError::Output(_) | CliError::Nothing(_) | CliError::Browser(_) => 1,
         }
     }
 }

@@ -137,6 +137,9 @@ pub struct Response {
     /// Every URL that answered with a redirect, in order (empty when the
     /// first URL answered).
     pub redirects: Vec<Url>,
+    /// The final response's headers, in order (values not valid UTF-8 are
+    /// decoded lossily).
+    pub headers: Vec<(String, String)>,
 }
 
 /// Why a fetch failed. The messages are one line and show URLs without
@@ -532,6 +535,11 @@ impl Fetcher {
         if response.content_length().is_some_and(|n| n > limit as u64) {
             return Err(too_large());
         }
+        let headers = response
+            .headers()
+            .iter()
+            .map(|(name, value)| (name.as_str().to_owned(), String::from_utf8_lossy(value.as_bytes()).into_owned()))
+            .collect();
         let mut bytes = Vec::new();
         // Chunks come decompressed: the limit counts what a bomb expands to.
         while let Some(chunk) = response.chunk().await.map_err(|e| self.network_error(&url, e))? {
@@ -544,7 +552,7 @@ impl Fetcher {
             .as_deref()
             .and_then(whittle_engine::parse::charset::charset_from_content_type)
             .map(str::to_owned);
-        Ok(Response { status: response.status().as_u16(), url, method, content_type, charset, bytes, redirects })
+        Ok(Response { status: response.status().as_u16(), url, method, content_type, charset, bytes, redirects, headers })
     }
 
     fn network_error(&self, url: &Url, e: reqwest::Error) -> FetchError {

@@ -8,6 +8,7 @@
 
 pub mod backend;
 pub mod cli;
+pub mod corpus;
 pub mod fetch;
 pub mod guard;
 pub mod load;

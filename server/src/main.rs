@@ -108,6 +108,11 @@ enum Command {
         #[command(flatten)]
         server: ServerArgs,
     },
+    /// Grow and inspect the corpus of pages tests and benches run on.
+    Corpus {
+        #[command(subcommand)]
+        command: CorpusCommand,
+    },
     /// Print role, name, states… of each element matching a CSS selector,
     /// one JSON object per line.
     Inspect {
@@ -120,6 +125,49 @@ enum Command {
         base_url: Option<String>,
         #[command(flatten)]
         access: cli::AccessArgs,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum CorpusCommand {
+    /// Save a page with its metadata (URL, date, status, headers, charset)
+    /// in your corpus (the manifest's `user` suite).
+    Add {
+        /// An http(s) URL.
+        url: String,
+        /// Save the DOM Chromium rendered (after scripts) instead of the
+        /// bytes the server sent.
+        #[arg(long)]
+        rendered: bool,
+        /// Where to save (default: $WHITTLE_USER_CORPUS, else
+        /// $XDG_DATA_HOME/whittle/corpus or ~/.local/share/whittle/corpus).
+        #[arg(long, value_name = "DIR")]
+        dir: Option<std::path::PathBuf>,
+        /// The most bytes the page may have, decompressed (default 64 MiB).
+        #[arg(long, value_name = "BYTES", default_value_t = whittle::corpus::DEFAULT_MAX_BYTES)]
+        max_bytes: usize,
+        /// Seconds the fetch (and the render) may take.
+        #[arg(long, value_name = "SECONDS", default_value_t = 30)]
+        timeout: u64,
+        /// The Chromium executable, for --rendered (default: $WHITTLE_CHROMIUM,
+        /// else chromium or google-chrome on PATH).
+        #[arg(long, value_name = "PATH")]
+        chromium: Option<std::path::PathBuf>,
+        #[command(flatten)]
+        access: cli::AccessArgs,
+    },
+    /// List the manifest's suites: where each is and how many pages it has.
+    List,
+    /// Write a synthetic page: realistic, wide-list, table, stylesheet
+    /// (SIZE in bytes) or deep-div, deep-span, … (SIZE in levels).
+    Generate {
+        /// The kind of page.
+        kind: String,
+        /// Bytes (or levels for deep-*), optionally with k or m: 500k, 20m.
+        size: String,
+        /// Write to this file instead of standard output.
+        #[arg(short, long, value_name = "FILE")]
+        output: Option<std::path::PathBuf>,
     },
 }
 
@@ -275,6 +323,25 @@ fn main() {
                 cli::research(&args, &mut std::io::stdout())
             })
         }
+        Command::Corpus { command } => match command {
+            CorpusCommand::Add { url, rendered, dir, max_bytes, timeout, chromium, access } => {
+                access.policy().and_then(|policy| {
+                    let options = whittle::corpus::AddOptions {
+                        rendered: *rendered,
+                        dir: dir.clone(),
+                        max_bytes: *max_bytes,
+                        timeout: std::time::Duration::from_secs((*timeout).max(1)),
+                        chromium: chromium.clone(),
+                        policy,
+                    };
+                    whittle::corpus::add(url, &options, &mut out)
+                })
+            }
+            CorpusCommand::List => whittle::corpus::list(&mut out),
+            CorpusCommand::Generate { kind, size, output } => {
+                whittle::corpus::generate(kind, size, output.as_deref(), &mut out)
+            }
+        },
         Command::Mcp { .. } | Command::Serve { .. } => Ok(()),
     };
     if let Err(e) = result {

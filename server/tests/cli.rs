@@ -445,3 +445,147 @@ fn private_addresses_and_other_sites_are_refused_before_anything_is_sent() {
     assert_eq!(hits.load(Ordering::SeqCst), before);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A fresh folder for one test's saved pages.
+fn scratch_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("whittle-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+fn files_in(dir: &std::path::Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir).map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect()).unwrap_or_default();
+    files.sort();
+    files
+}
+
+#[test]
+fn corpus_add_saves_the_page_as_fetched_with_its_metadata() {
+    let dir = scratch_dir("corpus-add");
+    // Latin-1 bytes, a cookie that must not reach the metadata (the test
+    // server writes the content type into the head as given, so a second
+    // header rides along after it), a redirect to follow.
+    let page = b"<!doctype html><title>Caf\xe9</title><main><p>na\xefve prose</p></main>".to_vec();
+    let url = serve(vec![
+        ("/page", 200, "text/html; charset=iso-8859-1\r\nSet-Cookie: sid=cookie-canary-4711\r\nX-Served-By: loopback", page.clone()),
+        ("/old", 301, "text/html\r\nLocation: /page", Vec::new()),
+        ("/logo.png", 200, "image/png", b"\x89PNG\r\n\x1a\n".to_vec()),
+        ("/big", 200, "text/html", vec![b'a'; 200_000]),
+        ("/gone", 404, "text/html", b"<p>gone".to_vec()),
+    ]);
+    let dir_arg = dir.to_str().unwrap_or_default();
+    let o = whittle(&["corpus", "add", &format!("{url}/old"), "--dir", dir_arg, "--allow-private"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("windows-1252, status 200"), "{}", stdout(&o));
+    let files = files_in(&dir);
+    assert_eq!(files.len(), 2, "one page and its metadata: {files:?}");
+    let html = files.iter().find(|p| p.extension().is_some_and(|e| e == "html")).cloned().unwrap_or_default();
+    assert_eq!(std::fs::read(&html).unwrap_or_default(), page, "the bytes as sent, undecoded");
+    let meta_text = std::fs::read_to_string(html.with_extension("json")).unwrap_or_default();
+    let meta: serde_json::Value = serde_json::from_str(&meta_text).unwrap_or_else(|e| panic!("metadata is JSON: {e}"));
+    assert_eq!(meta["url"], format!("{url}/old"));
+    assert_eq!(meta["final_url"], format!("{url}/page"));
+    assert_eq!(meta["redirects"][0], format!("{url}/old"));
+    assert_eq!(meta["status"], 200);
+    assert_eq!(meta["charset"], "iso-8859-1");
+    assert_eq!(meta["encoding"], "windows-1252");
+    assert_eq!(meta["rendered"], false);
+    assert_eq!(meta["bytes"], page.len());
+    let fetched_at = meta["fetched_at"].as_str().unwrap_or_default();
+    assert!(fetched_at.len() == 20 && fetched_at.ends_with('Z') && fetched_at.as_bytes()[10] == b'T', "{fetched_at}");
+    let headers = meta["headers"].as_array().cloned().unwrap_or_default();
+    assert!(headers.iter().any(|h| h[0] == "x-served-by" && h[1] == "loopback"), "{meta_text}");
+    assert!(!meta_text.contains("cookie-canary-4711"), "a Set-Cookie value reached the metadata: {meta_text}");
+    assert_eq!(meta["dropped_headers"][0], "set-cookie");
+
+    // The saved page is a page: whittle reads it back, decoded right.
+    let o = whittle(&["snapshot", html.to_str().unwrap_or_default()]);
+    assert!(stdout(&o).contains("Café") && stdout(&o).contains("naïve prose"), "{}", stdout(&o));
+    // The manifest's `user` suite finds it.
+    let o = Command::new(env!("CARGO_BIN_EXE_whittle"))
+        .args(["corpus", "list"])
+        .env("WHITTLE_USER_CORPUS", &dir)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run whittle: {e}"));
+    let user_line = stdout(&o).lines().find(|l| l.starts_with("user ")).unwrap_or_default().to_owned();
+    assert!(user_line.contains("1 pages in"), "{}", stdout(&o));
+    // Adding the same URL again replaces it.
+    let o = whittle(&["corpus", "add", &format!("{url}/old"), "--dir", dir_arg, "--allow-private"]);
+    assert!(stdout(&o).contains("replaced the earlier save"), "{}", stdout(&o));
+
+    // What is not a page, too large, an error status or unreachable is a
+    // clear error, and nothing is saved.
+    let refused_port = TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).map(|a| a.port()).unwrap_or(1);
+    for (target, extra, expected) in [
+        (format!("{url}/logo.png"), None, "not an HTML page"),
+        (format!("{url}/big"), Some("100000"), "larger than 100000 bytes"),
+        (format!("{url}/gone"), None, "404"),
+        (format!("http://127.0.0.1:{refused_port}/"), None, "cannot fetch"),
+        ("not a url".to_owned(), None, "invalid URL"),
+    ] {
+        let mut args = vec!["corpus", "add", &target, "--dir", dir_arg, "--allow-private"];
+        if let Some(max) = extra {
+            args.extend(["--max-bytes", max]);
+        }
+        let o = whittle(&args);
+        assert_eq!(o.status.code(), Some(1), "{target}: {}", stderr(&o));
+        assert!(stderr(&o).contains(expected), "{target}: expected {expected:?} in {}", stderr(&o));
+    }
+    assert_eq!(files_in(&dir).len(), 2, "errors saved nothing");
+    // Without --allow-private the loopback server is refused, as everywhere.
+    let o = whittle(&["corpus", "add", &format!("{url}/page"), "--dir", dir_arg]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("loopback"), "{}", stderr(&o));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn corpus_add_rendered_saves_what_scripts_built() {
+    let Ok(_) = whittle::backend::cdp::find_chromium(None) else {
+        assert!(
+            std::env::var("WHITTLE_CHROMIUM_TESTS").map_or(true, |v| v != "require"),
+            "WHITTLE_CHROMIUM_TESTS=require but no Chromium was found"
+        );
+        eprintln!("corpus_add_rendered_saves_what_scripts_built: skipped: no Chromium (apt-get install -y chromium)");
+        return;
+    };
+    let dir = scratch_dir("corpus-rendered");
+    let page = b"<!doctype html><meta charset=windows-1252><title>App</title><div id=root></div>\
+        <script>document.getElementById('root').innerHTML = '<h1>Built by script \\u00e9</h1>'</script>"
+        .to_vec();
+    let url = serve(vec![("/app", 200, "text/html", page)]);
+    let o = whittle(&["corpus", "add", &format!("{url}/app"), "--rendered", "--dir", dir.to_str().unwrap_or_default(), "--allow-private"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let html = files_in(&dir).into_iter().find(|p| p.extension().is_some_and(|e| e == "html")).unwrap_or_default();
+    assert!(html.to_string_lossy().ends_with("-rendered.html"), "{}", html.display());
+    let bytes = std::fs::read(&html).unwrap_or_default();
+    assert!(bytes.starts_with(b"\xEF\xBB\xBF<!DOCTYPE html>"), "UTF-8 with a BOM, doctype first");
+    let text = String::from_utf8_lossy(&bytes);
+    assert!(text.contains("<h1>Built by script é</h1>"), "{text}");
+    let meta = std::fs::read_to_string(html.with_extension("json")).unwrap_or_default();
+    assert!(meta.contains("\"rendered\": true"), "{meta}");
+    // The BOM wins over the page's own windows-1252 declaration.
+    let o = whittle(&["snapshot", html.to_str().unwrap_or_default()]);
+    assert!(stdout(&o).contains("Built by script é"), "{}", stdout(&o));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn corpus_generate_writes_pages_and_refuses_bad_sizes() {
+    let o = whittle(&["corpus", "generate", "wide-list", "20k"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let page = stdout(&o);
+    assert!(page.len() >= 20 * 1024 && page.matches("<li").count() > 100, "{} bytes", page.len());
+    let o = whittle_stdin(&["snapshot", "-"], page.as_bytes());
+    assert!(o.status.success() && stdout(&o).starts_with("# "), "{}", stderr(&o));
+    for (args, expected) in [
+        (vec!["corpus", "generate", "spaghetti", "1k"], "the kinds are realistic"),
+        (vec!["corpus", "generate", "table", "lots"], "give a number"),
+        (vec!["corpus", "generate", "realistic", "2000m"], "over the limit"),
+        (vec!["corpus", "generate", "deep-div", "100000000"], "over the limit"),
+    ] {
+        let o = whittle(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(stderr(&o).contains(expected), "{args:?}: {}", stderr(&o));
+    }
+}
