@@ -279,6 +279,28 @@ impl TreeSink for ArenaSink {
         contents.unwrap_or_else(|| self.push(NodeData::Fragment))
     }
 
+    /// HTML §13.2.6.5's "HTML integration point": a MathML `annotation-xml`
+    /// whose `encoding` is `text/html` or `application/xhtml+xml` (the
+    /// condition html5ever's element flags carry), read from the element's
+    /// attributes. Without it, HTML inside such an element was parsed as
+    /// MathML (found by the `tree_builder` fuzz target).
+    fn is_mathml_annotation_xml_integration_point(&self, handle: &NodeId) -> bool {
+        use html5ever::{local_name, ns};
+        match &self.doc.borrow().nodes[handle.index()].data {
+            NodeData::Element(e) => {
+                e.name.ns == ns!(mathml)
+                    && e.name.local == local_name!("annotation-xml")
+                    && e.attrs.iter().any(|a| {
+                        a.name.ns == ns!()
+                            && a.name.local == local_name!("encoding")
+                            && (a.value.eq_ignore_ascii_case("text/html")
+                                || a.value.eq_ignore_ascii_case("application/xhtml+xml"))
+                    })
+            }
+            _ => false,
+        }
+    }
+
     fn same_node(&self, x: &NodeId, y: &NodeId) -> bool {
         x == y
     }

@@ -161,6 +161,20 @@ mod tests {
     }
 
     #[test]
+    fn html_inside_an_html_annotation_is_html() {
+        // MathML's `annotation-xml` with an HTML encoding is an HTML
+        // integration point: a `<div>` there stays an HTML element, inside.
+        let doc = parse(b"<math><annotation-xml encoding=Text/HTML><div>x</div></annotation-xml></math>", &ParseOptions::default());
+        let div = doc.descendants(NodeId::DOCUMENT).find(|&id| doc.element(id).is_some_and(|e| &*e.name.local == "div"));
+        let div = div.and_then(|id| doc.element(id).map(|e| (e.is_html_element(), doc.ancestors(id).count())));
+        assert_eq!(div, Some((true, 5)), "{}", doc.dump());
+        // Any other encoding leaves it MathML: the `<div>` breaks out.
+        let doc = parse(b"<math><annotation-xml encoding=mathml><div>x</div>", &ParseOptions::default());
+        let div = doc.descendants(NodeId::DOCUMENT).find(|&id| doc.element(id).is_some_and(|e| &*e.name.local == "div"));
+        assert_eq!(div.map(|id| doc.ancestors(id).count()), Some(3), "{}", doc.dump());
+    }
+
+    #[test]
     fn base_href_resolves_against_the_url() {
         let options = ParseOptions {
             url: Url::parse("https://shop.example/a/b").ok(),
