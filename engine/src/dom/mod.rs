@@ -140,13 +140,25 @@ impl Element {
         self.id = self.attr("id").filter(|v| !v.is_empty()).map(LocalName::from);
         // A class list is an ordered set (DOM's DOMTokenList): duplicates
         // would make every class rule be tried once per copy.
+        // Nearly every list is short: it is checked in place, without the
+        // allocation and hashing of a set (this runs for every element the
+        // parser creates); a long one goes through a set so it stays linear.
         self.classes = match self.attr("class") {
             Some(list) => {
-                let mut seen = std::collections::HashSet::new();
-                list.split(crate::text::is_html_space)
-                    .filter(|c| !c.is_empty() && seen.insert(*c))
-                    .map(LocalName::from)
-                    .collect()
+                let parts: smallvec::SmallVec<[&str; 8]> =
+                    list.split(crate::text::is_html_space).filter(|c| !c.is_empty()).collect();
+                if parts.len() <= 16 {
+                    let mut unique: smallvec::SmallVec<[&str; 8]> = smallvec::SmallVec::new();
+                    for c in parts {
+                        if !unique.contains(&c) {
+                            unique.push(c);
+                        }
+                    }
+                    unique.into_iter().map(LocalName::from).collect()
+                } else {
+                    let mut seen = std::collections::HashSet::new();
+                    parts.into_iter().filter(|c| seen.insert(*c)).map(LocalName::from).collect()
+                }
             }
             None => Box::new([]),
         };
@@ -199,6 +211,14 @@ impl Element {
     /// The element's classes.
     pub fn classes(&self) -> impl Iterator<Item = &str> {
         self.classes.iter().map(|c| &**c)
+    }
+
+    /// For `<template>`: the fragment holding its contents, a tree of its
+    /// own outside the document's (HTML's "template contents"). Public so
+    /// that a tree can be compared with another parser's node for node
+    /// (`benches/src/tree.rs`).
+    pub fn template_contents(&self) -> Option<NodeId> {
+        self.template_contents
     }
 }
 
