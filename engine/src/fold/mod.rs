@@ -645,7 +645,64 @@ pub fn fold_with(
         let keep = keep.min(out.lines.len());
         cut_at(tree, &mut out, keep, extra, header_cost, shows_refs);
     }
+    shorten_to_fit(tree, &mut out, b);
     out
+}
+
+/// The very last resort: lines that pass the budget alone (a run of
+/// symbols the estimate prices low while tiktoken counts one token per
+/// character, found by the `snapshot` fuzz target) are cut short, the
+/// longest first, to what fits, ending in `…`. The refs a cut line no
+/// longer shows (its `[n]` gone from the text) leave it and the widgets.
+fn shorten_to_fit(tree: &AxTree, out: &mut Folded, budget: u64) {
+    for round in 0..8 {
+        let real = tokens::exact_count(&observation_text(out));
+        if round > 0 {
+            out.estimated_tokens = u32::try_from(real).unwrap_or(u32::MAX);
+        }
+        if real <= budget {
+            return;
+        }
+        let longest = (0..out.lines.len()).max_by_key(|&i| out.lines[i].text.len());
+        let Some(i) = longest.filter(|&i| out.lines[i].text.chars().nth(1).is_some()) else { return };
+        let indent = out.lines[i].depth.min(MAX_INDENT);
+        let cost = |text: &str| {
+            let mut line = " ".repeat(indent);
+            line.push_str(text);
+            line.push('\n');
+            tokens::exact_count(&line)
+        };
+        let own = cost(&out.lines[i].text);
+        let allowed = own.saturating_sub(real - budget);
+        // No o200k token is longer than 128 bytes, so a prefix of
+        // `allowed × 128` bytes already holds more than `allowed` tokens:
+        // the search never counts more text than that.
+        let text = &out.lines[i].text;
+        let cap = (allowed as usize + 1).saturating_mul(128);
+        let ends: Vec<usize> = text.char_indices().map(|(at, _)| at).take_while(|&at| at <= cap).collect();
+        // `ends[k]` is the length of the first k characters; find the
+        // most characters whose line, with `…`, fits.
+        let (mut lo, mut hi) = (0usize, ends.len() - 1);
+        while lo < hi {
+            let mid = lo + (hi - lo).div_ceil(2);
+            if cost(&format!("{}…", &text[..ends[mid]])) <= allowed {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        let lo = ends[lo];
+        let cut = format!("{}…", text[..lo].trim_end());
+        let line = &mut out.lines[i];
+        line.text = cut;
+        let before = line.refs.len();
+        let shown = &line.text;
+        line.refs.retain(|r| shown.contains(&format!("[{r}]")));
+        out.marks_truncated |= line.refs.len() < before;
+        out.tree_truncated = true;
+        let still: std::collections::HashSet<u32> = out.lines.iter().flat_map(|l| l.refs.iter().copied()).collect();
+        out.widgets.retain(|&w| tree.widgets[w].ref_id.is_none_or(|r| still.contains(&r)));
+    }
 }
 
 /// The fold of a page whose only change since `previous` was made is the
@@ -1212,4 +1269,35 @@ fn cut_at(tree: &AxTree, out: &mut Folded, k: usize, extra: usize, header_cost: 
         .collect();
     out.widgets.retain(|w| kept.contains(w));
     out.estimated_tokens = u32::try_from(header_cost + out_costs(&out.lines).iter().sum::<u64>()).unwrap_or(u32::MAX);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The safety net under the budget: whatever the estimate got wrong,
+    /// a line that alone passes the budget is cut to fit, and the refs it
+    /// no longer shows leave it.
+    #[test]
+    fn shorten_to_fit_cuts_the_longest_line_and_its_lost_refs() {
+        let snap = crate::snapshot(b"<p><a href=/a>a</a> <a href=/b>b</a>", &Default::default(), &mut crate::RefTable::new());
+        let tree = &snap.tree;
+        let refs: Vec<(usize, u32)> = tree.widgets.iter().enumerate().filter_map(|(i, w)| w.ref_id.map(|r| (i, r))).collect();
+        assert_eq!(refs.len(), 2);
+        let text = format!("[{}] link \"a\" {} [{}] link \"b\"", refs[0].1, "€".repeat(500), refs[1].1);
+        let mut out = Folded {
+            header: "# t".into(),
+            lines: vec![Line { depth: 0, kind: LineKind::MoreText { count: 1 }, text, refs: refs.iter().map(|r| r.1).collect() }],
+            widgets: refs.iter().map(|r| r.0).collect(),
+            ..Folded::default()
+        };
+        shorten_to_fit(tree, &mut out, 100);
+        let real = tokens::exact_count(&observation_text(&out));
+        assert!(real <= 100 && real >= 90, "{real} tokens: as much as fits, no more:\n{}", out.lines[0].text);
+        assert!(out.lines[0].text.ends_with("€…"), "{}", out.lines[0].text);
+        assert_eq!(out.lines[0].refs.as_slice(), &[refs[0].1], "the second ref was cut off");
+        assert_eq!(out.widgets, vec![refs[0].0]);
+        assert!(out.tree_truncated && out.marks_truncated);
+        assert_eq!(u64::from(out.estimated_tokens), real);
+    }
 }

@@ -285,6 +285,20 @@ fn an_impossible_budget_cuts_and_says_so() {
 }
 
 #[test]
+fn a_line_longer_than_the_budget_is_cut_to_fit() {
+    // One block of text that alone costs several budgets, in symbols the
+    // estimate cannot price and in a script tiktoken counts one by one
+    // (the `snapshot` fuzz target found the first).
+    for text in ["€".repeat(400), "»".repeat(400), "漢字".repeat(300), format!("<button>{}</button>", "†".repeat(400))] {
+        let page = format!("<title>t</title><p>{text}");
+        let s = snap_with(page.as_bytes(), budget(100));
+        let obs = s.observation.text();
+        assert!(o200k_tokens(&obs) <= 100, "{} tokens:\n{obs}", o200k_tokens(&obs));
+        assert!(obs.contains('…'), "folded or cut, and says so: {obs}");
+    }
+}
+
+#[test]
 fn actions_mode_keeps_refs_and_what_places_them() {
     let html = br#"<title>T</title><header><nav aria-label=Main><a href=/>Home</a></nav></header>
         <main><h1>Shop</h1><p>Long prose that nobody clicks, about the shop and its history.</p>
