@@ -1,14 +1,19 @@
 //! Criterion benches of the whole snapshot and of each stage, per suite of
 //! the shared corpus, in bytes/s, beside html5ever → rcdom on the same
-//! bytes. Run: `cargo bench -p whittle-benches --bench pipeline`.
+//! bytes; and the two functions beside the pipeline: `diff` (an act
+//! result: two observations of a page before and after a change) and
+//! `digest` (one page of `research`). Every figure is bytes of the suite's
+//! HTML per second of that step alone.
+//! Run: `cargo bench -p whittle-benches --bench pipeline`.
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
-use whittle_benches::{Page, pages, rcdom_parse, stage_parse, whole};
+use whittle_benches::{Page, before_after, digest_options, pages, rcdom_parse, stage_parse, whole};
 use whittle_corpus::Suite;
+use whittle_engine::safety::conceal::conceal;
 use whittle_engine::{
     CascadeOptions, FoldOptions, LayoutOptions, RefTable, RenderOptions, build_tree, cascade, compute_layout, compute_semantics,
-    fold, render,
+    diff, digest, fold, render,
 };
 
 fn bench_suite(c: &mut Criterion, suite: Suite, pages: &[Page]) {
@@ -45,7 +50,7 @@ fn bench_suite(c: &mut Criterion, suite: Suite, pages: &[Page]) {
             }
         })
     });
-    let styles: Vec<_> = docs.iter().map(|d| cascade(d, &CascadeOptions::default())).collect();
+    let mut styles: Vec<_> = docs.iter().map(|d| cascade(d, &CascadeOptions::default())).collect();
     group.bench_function(BenchmarkId::new("stage", "layout"), |b| {
         b.iter(|| {
             for (d, s) in docs.iter().zip(&styles) {
@@ -54,6 +59,17 @@ fn bench_suite(c: &mut Criterion, suite: Suite, pages: &[Page]) {
         })
     });
     let layouts: Vec<_> = docs.iter().zip(&styles).map(|(d, s)| compute_layout(d, s, &LayoutOptions::default())).collect();
+    group.bench_function(BenchmarkId::new("stage", "conceal"), |b| {
+        b.iter(|| {
+            for ((d, s), l) in docs.iter().zip(&styles).zip(&layouts) {
+                black_box(conceal(d, s, l));
+            }
+        })
+    });
+    // The later stages see what the snapshot's see: concealed text.
+    for ((d, s), l) in docs.iter().zip(&mut styles).zip(&layouts) {
+        s.conceal(d, l);
+    }
     group.bench_function(BenchmarkId::new("stage", "semantics"), |b| {
         b.iter(|| {
             for (d, s) in docs.iter().zip(&styles) {
@@ -88,6 +104,22 @@ fn bench_suite(c: &mut Criterion, suite: Suite, pages: &[Page]) {
         b.iter(|| {
             for (d, f) in docs.iter().zip(&folded) {
                 black_box(render(d, f));
+            }
+        })
+    });
+    let observed: Vec<_> = pages.iter().map(|p| before_after(&p.bytes)).collect();
+    group.bench_function(BenchmarkId::new("beside", "diff"), |b| {
+        b.iter(|| {
+            for (before, after) in &observed {
+                black_box(diff(before, after));
+            }
+        })
+    });
+    let options = digest_options();
+    group.bench_function(BenchmarkId::new("beside", "digest"), |b| {
+        b.iter(|| {
+            for ((d, s), m) in docs.iter().zip(&styles).zip(&sems) {
+                black_box(digest(d, s, m, &options));
             }
         })
     });

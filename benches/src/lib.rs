@@ -1,5 +1,9 @@
 //! Shared pieces of whittle's benches: corpus pages, the rcdom baseline,
-//! and each pipeline stage as a function.
+//! each pipeline stage as a function, the change the diff benches diff,
+//! a loopback page server and a Chromium that stays off the network.
+
+pub mod fuzz_checks;
+pub mod tree;
 
 use html5ever::tendril::TendrilSink;
 use markup5ever_rcdom::RcDom;
@@ -7,10 +11,12 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
+use whittle::backend::cdp::{CdpBackend, ChromiumOptions};
 use whittle_corpus::Suite;
 use whittle_engine::{
-    CascadeOptions, Document, FoldOptions, LayoutOptions, ParseOptions, RefTable, RenderOptions, build_tree, cascade,
-    compute_layout, compute_semantics, fold, parse, render,
+    CascadeOptions, DigestOptions, Document, FoldOptions, LayoutOptions, NodeId, Observation, ParseOptions, RefTable,
+    RenderOptions, SnapshotOptions, build_tree, cascade, compute_layout, compute_semantics, fold, parse, render, snapshot,
+    snapshot_document,
 };
 
 /// A corpus page in memory.
@@ -61,6 +67,56 @@ pub fn stages_after_parse(doc: &Document) -> usize {
     let tree = build_tree(doc, &styles, &sem, &mut RefTable::new());
     let folded = fold(doc, &tree, &layout, &FoldOptions::default(), &RenderOptions::default());
     render(doc, &folded).lines.len()
+}
+
+/// The digest `research` writes for one page of a call with the default
+/// budget and limit (4,000 tokens over 10 pages).
+pub fn digest_options() -> DigestOptions {
+    let budget = whittle::research::DEFAULT_BUDGET / whittle::research::DEFAULT_LIMIT as u32;
+    DigestOptions { index: 1, budget, scripts_ran: false }
+}
+
+/// Two observations of one page, before and after a change like the
+/// ones an action makes (what `act` diffs): a status message appears at
+/// the top of the body ("added to cart"), and the middle link or list item
+/// of the page goes away. Refs carry over, as they do in a session.
+pub fn before_after(bytes: &[u8]) -> (Observation, Observation) {
+    let options = SnapshotOptions::default();
+    let mut refs = RefTable::new();
+    let snap = snapshot(bytes, &options, &mut refs);
+    let before = snap.observation;
+    let mut doc = snap.document;
+    if let Some(body) = doc.body() {
+        let gone: Vec<NodeId> = doc
+            .descendants(body)
+            .filter(|&n| doc.element(n).is_some_and(|e| matches!(&**e.local_name(), "a" | "li")))
+            .collect();
+        // A refused mutation leaves the page as it was: the diff is only
+        // smaller, never wrong.
+        if let Some(&middle) = gone.get(gone.len() / 2) {
+            let _ = doc.detach(middle);
+        }
+        if let (Ok(status), Ok(text)) = (doc.create_html_element("p", &[("role", "status")]), doc.create_text("Added to cart (1 item)")) {
+            let first = doc.first_child(body);
+            let _ = doc.append_child(status, text);
+            let _ = doc.insert_before(body, status, first);
+        }
+    }
+    let after = snapshot_document(doc, &options, &mut refs).observation;
+    (before, after)
+}
+
+/// A Chromium backend for benches on a machine without internet:
+/// requests to hosts other than loopback fail at once (a closed proxy
+/// port, names not resolved) instead of hanging on connects, as a
+/// connected machine would answer them; nothing leaves the machine.
+pub fn offline_chromium() -> CdpBackend {
+    let offline = vec![
+        "proxy-server=http://127.0.0.1:9".to_owned(),
+        "proxy-bypass-list=127.0.0.1".to_owned(),
+        "host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1".to_owned(),
+    ];
+    CdpBackend::new(ChromiumOptions { args: offline, ..ChromiumOptions::default() })
 }
 
 /// Serves `pages` (path → bytes) on a loopback port until the process ends.
@@ -130,4 +186,18 @@ pub fn best_of(runs: usize, mut f: impl FnMut()) -> std::time::Duration {
         })
         .min()
         .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    /// The change `before_after` makes reaches the diff: the status line
+    /// is added and the middle item removed, nothing else.
+    #[test]
+    fn the_change_shows_in_the_diff() {
+        let page = whittle_corpus::generate::wide_list_page(3_000);
+        let (before, after) = super::before_after(page.as_bytes());
+        let text = whittle_engine::diff(&before, &after).text();
+        assert!(text.starts_with("Δ +1 −1 ~0\n"), "{text}");
+        assert!(text.contains("+ status: Added to cart (1 item)"), "{text}");
+    }
 }

@@ -307,9 +307,9 @@ fn push_rules(out: &mut String, n: usize) {
          .c{n}:not(.hidden) .c{n}-list{{padding-left:20px}}\
          .c{n}:nth-child(2n+1) .c{n}-title{{text-transform:uppercase}}\
          .c{n}-title:hover{{color:#06c}}\
-         .u{n}-banner{{position:fixed;top:0}} #u{n} .u{n}-promo > span{{display:none}}"
+         .u{n}-banner{{position:fixed;top:0}} #u{n} .u{n}-promo > .u{n}-label{{display:none}}"
     );
-    if n % 10 == 0 {
+    if n.is_multiple_of(10) {
         let _ = write!(out, "@media (max-width:600px){{.c{n}{{display:none}}}}");
     }
     if n % 7 == 3 {

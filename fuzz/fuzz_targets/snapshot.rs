@@ -1,20 +1,16 @@
-//! Any bytes: the snapshot never panics, is deterministic, its observation
-//! is well formed (header first, no blank lines), and rendering the same
-//! document again with the same ref table changes nothing (refs are stable).
+//! The first byte chooses mode and budget, the rest is a page: the snapshot
+//! never panics, is deterministic, well formed, within its budget by
+//! tiktoken's count, and the same document rendered again with the same
+//! ref table does not change (refs are stable).
+//!
+//! The check is `whittle_benches::fuzz_checks`'s, shared with the
+//! regression test that replays `corpus/fuzz-regressions/snapshot/`.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use whittle_engine::{RefTable, SnapshotOptions, snapshot, snapshot_document};
 
 fuzz_target!(|data: &[u8]| {
-    let options = SnapshotOptions::default();
-    let mut refs = RefTable::new();
-    let a = snapshot(data, &options, &mut refs);
-    let b = snapshot(data, &options, &mut RefTable::new());
-    assert_eq!(a.observation, b.observation, "same bytes, different observation");
-    assert!(a.observation.header.starts_with('#'));
-    assert!(a.observation.lines.iter().all(|l| !l.trim().is_empty()));
-    let first = a.observation;
-    let again = snapshot_document(a.document, &options, &mut refs);
-    assert_eq!(first, again.observation, "same document re-rendered, different observation or refs");
+    if let Err(e) = whittle_benches::fuzz_checks::snapshot_check(data) {
+        panic!("{e}");
+    }
 });

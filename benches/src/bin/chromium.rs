@@ -20,11 +20,11 @@ use std::time::Instant;
 use chromiumoxide::cdp::browser_protocol::accessibility::GetFullAxTreeParams;
 use serde_json::json;
 use whittle::backend::auto::{AutoBackend, EnginePolicy};
-use whittle::backend::cdp::{CdpBackend, CdpPage, ChromiumOptions};
+use whittle::backend::cdp::CdpPage;
 use whittle::backend::{Navigation, Page, SessionContext};
 use whittle::fetch::{Fetcher, Limits};
 use whittle::session::{Session, SessionOptions};
-use whittle_benches::{median, ms, percentile, serve};
+use whittle_benches::{median, ms, offline_chromium, percentile, serve};
 use whittle_corpus::Suite;
 use whittle_engine::{FoldOptions, RefTable, RenderOptions, fold, render};
 
@@ -46,15 +46,7 @@ fn main() {
 async fn run(pages: Vec<whittle_benches::Page>, runs: usize) {
     let served: HashMap<String, Vec<u8>> = pages.iter().enumerate().map(|(i, p)| (format!("/{i}"), p.bytes.clone())).collect();
     let addr = serve(Arc::new(served)).await;
-    // This machine has no internet: requests to other hosts fail at once
-    // (a closed proxy port) instead of hanging on connects, as they would
-    // be answered on a connected machine.
-    let offline = vec![
-        "proxy-server=http://127.0.0.1:9".to_owned(),
-        "proxy-bypass-list=127.0.0.1".to_owned(),
-        "host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1".to_owned(),
-    ];
-    let cdp = CdpBackend::new(ChromiumOptions { args: offline, ..ChromiumOptions::default() });
+    let cdp = offline_chromium();
 
     // Escalation, as `whittle mcp` decides it.
     let auto = Arc::new(AutoBackend::new(EnginePolicy::Auto, cdp.clone()));
