@@ -8,6 +8,7 @@ pub mod tree;
 use html5ever::tendril::TendrilSink;
 use markup5ever_rcdom::RcDom;
 use std::collections::HashMap;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -30,12 +31,20 @@ pub struct Page {
 
 /// The pages of the given suites; empty when the shared corpus is absent.
 pub fn pages(suites: &[Suite]) -> Vec<Page> {
+    load_all(suites.iter().flat_map(|s| s.pages()))
+}
+
+/// Every real page: the shared corpus's real suites and the pages saved
+/// with `whittle corpus add` (`whittle_corpus::real_pages`).
+pub fn real_pages() -> Vec<Page> {
+    load_all(whittle_corpus::real_pages())
+}
+
+fn load_all(paths: impl IntoIterator<Item = PathBuf>) -> Vec<Page> {
     let mut out = Vec::new();
-    for suite in suites {
-        for path in suite.pages() {
-            if let Ok(bytes) = whittle_corpus::load(&path) {
-                out.push(Page { name: whittle_corpus::short_name(&path), bytes });
-            }
+    for path in paths {
+        if let Ok(bytes) = whittle_corpus::load(&path) {
+            out.push(Page { name: whittle_corpus::short_name(&path), bytes });
         }
     }
     out

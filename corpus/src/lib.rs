@@ -84,16 +84,6 @@ impl Suite {
         Suite::Html5everBench,
     ];
 
-    /// The suites of real pages (not fragments).
-    pub const REAL_PAGES: [Suite; 6] = [
-        Suite::Readability,
-        Suite::ArticleExtraction,
-        Suite::HtmlparserBenchmark,
-        Suite::ServoWarc,
-        Suite::Bootstrap,
-        Suite::LolHtml,
-    ];
-
     /// The suite's name in the manifest (also its folder in the shared corpus).
     pub fn name(self) -> &'static str {
         match self {
@@ -141,6 +131,12 @@ pub fn html_files_under(dir: &Path, skip: &[&str]) -> Vec<PathBuf> {
     }
     out.sort();
     out
+}
+
+/// Every real page the manifest knows: the shared corpus's and the user's
+/// own (see [`Manifest::real_pages`]).
+pub fn real_pages() -> Vec<PathBuf> {
+    Manifest::builtin().real_pages()
 }
 
 /// Reads a page, gunzipping `.gz` files.

@@ -193,6 +193,13 @@ impl Manifest {
     pub fn suite(&self, name: &str) -> Option<&SuiteSpec> {
         self.suites.iter().find(|s| s.name == name)
     }
+
+    /// The pages of every suite marked `real`, suite by suite in manifest
+    /// order: the shared corpus's real pages and the pages users saved with
+    /// `whittle corpus add`. What the benches over real pages run on.
+    pub fn real_pages(&self) -> Vec<PathBuf> {
+        self.suites.iter().filter(|s| s.real).flat_map(SuiteSpec::pages).collect()
+    }
 }
 
 /// The 1-based line of byte offset `at` in `text`.
@@ -212,7 +219,7 @@ fn check_pattern(pattern: &str) -> Result<(), &'static str> {
     if pattern.split('/').any(|seg| seg.is_empty() || seg == "." || seg == "..") {
         return Err("has an empty, . or .. segment");
     }
-    if pattern.split('/').last() == Some("**") {
+    if pattern.split('/').next_back() == Some("**") {
         return Err("must end with a file name pattern, not **");
     }
     Ok(())
@@ -293,6 +300,17 @@ mod tests {
             let suite = m.suite(name).unwrap_or_else(|| panic!("{name} missing"));
             assert!(suite.pages().len() >= 5, "{name}: the repository's own pages are found");
         }
+    }
+
+    #[test]
+    fn real_pages_are_those_of_the_real_suites_only() {
+        let text = "[[suite]]\nname = \"pages\"\nroot = \"repo\"\npattern = \"hostile/*.html\"\nreal = true\nabout = \"\"\n\n\
+                    [[suite]]\nname = \"bits\"\nroot = \"repo\"\npattern = \"fixtures/*.html\"\nreal = false\nabout = \"\"\n";
+        let m = Manifest::parse(text, "m").unwrap_or_else(|e| panic!("{e}"));
+        let real = m.real_pages();
+        let hostile = m.suite("pages").map(SuiteSpec::pages).unwrap_or_default();
+        assert!(!hostile.is_empty(), "the repository's hostile pages are found");
+        assert_eq!(real, hostile, "only the suite marked real");
     }
 
     #[test]

@@ -23,7 +23,6 @@ use std::process::Command;
 
 use whittle::corpus::parse_size;
 use whittle_benches::{median, percentile};
-use whittle_corpus::Suite;
 use whittle_corpus::generate::{Kind, generate, realistic_page};
 use whittle_engine::{RefTable, snapshot};
 
@@ -142,7 +141,7 @@ fn main() {
 
     let mut pages = Vec::new();
     if whittle_corpus::shared_dir().is_some() {
-        for path in Suite::REAL_PAGES.iter().flat_map(|s| s.pages()).take(limit) {
+        for path in whittle_corpus::real_pages().into_iter().take(limit) {
             let name = whittle_corpus::short_name(&path);
             match child(name, &["--one", &path.to_string_lossy()]) {
                 Ok(m) => pages.push(m),

@@ -8,8 +8,7 @@
 
 use std::time::Duration;
 
-use whittle_benches::{best_of, median, pages, percentile, rcdom_parse, stage_parse};
-use whittle_corpus::Suite;
+use whittle_benches::{best_of, median, percentile, rcdom_parse, real_pages, stage_parse};
 use html5ever::tendril::StrTendril;
 use html5ever::tokenizer::{BufferQueue, Token, TokenSink, TokenSinkResult, Tokenizer, TokenizerOpts};
 use whittle_engine::{ParseOptions, parse_str};
@@ -40,7 +39,7 @@ fn main() {
         println!("parse: skipped: {}", whittle_corpus::shared_missing_reason());
         return;
     }
-    let pages = pages(&Suite::REAL_PAGES);
+    let pages = real_pages();
     if let Ok(mode) = std::env::var("PARSE_ONLY") {
         for _ in 0..runs {
             for p in &pages {

@@ -7,8 +7,7 @@
 
 use std::time::Duration;
 
-use whittle_benches::{best_of, pages, rcdom_parse, stage_parse, stages_after_parse, whole};
-use whittle_corpus::Suite;
+use whittle_benches::{best_of, real_pages, rcdom_parse, stage_parse, stages_after_parse, whole};
 
 fn percentile(sorted: &[f64], p: f64) -> f64 {
     if sorted.is_empty() {
@@ -24,7 +23,7 @@ fn main() {
         println!("ratio: skipped: {}", whittle_corpus::shared_missing_reason());
         return;
     }
-    let pages = pages(&Suite::REAL_PAGES);
+    let pages = real_pages();
     let mut ratios = Vec::with_capacity(pages.len());
     let mut parse_ratios = Vec::with_capacity(pages.len());
     let (mut total_base, mut total_whole, mut total_parse, mut total_rest) =

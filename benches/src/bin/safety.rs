@@ -10,8 +10,7 @@
 
 use std::time::Duration;
 
-use whittle_benches::{best_of, median, pages, percentile};
-use whittle_corpus::Suite;
+use whittle_benches::{best_of, median, percentile, real_pages};
 use whittle_engine::safety::{conceal, injection};
 use whittle_engine::{CascadeOptions, LayoutOptions, NodeData, NodeId, RefTable, cascade, compute_layout, parse, ParseOptions};
 
@@ -21,7 +20,7 @@ fn main() {
         println!("safety: skipped: {}", whittle_corpus::shared_missing_reason());
         return;
     }
-    let pages = pages(&Suite::REAL_PAGES);
+    let pages = real_pages();
     let (mut shares, mut total_whole, mut total_safety) = (Vec::new(), Duration::ZERO, Duration::ZERO);
     let (mut total_pass, mut total_checks) = (Duration::ZERO, Duration::ZERO);
     let mut flagged = 0;

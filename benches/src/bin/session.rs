@@ -19,7 +19,6 @@ use whittle::backend::static_http::StaticBackend;
 use whittle::fetch::{Fetcher, Limits};
 use whittle::session::{Session, SessionOptions};
 use whittle_benches::{median, ms, percentile, serve};
-use whittle_corpus::Suite;
 
 /// A page of about `bytes` with a form whose field the bench types into.
 fn form_page(bytes: usize) -> String {
@@ -37,7 +36,7 @@ fn main() {
     runtime.block_on(async move {
         let mut pages = HashMap::new();
         let corpus: Vec<_> = if whittle_corpus::shared_dir().is_some() {
-            Suite::REAL_PAGES.iter().flat_map(|s| s.pages()).collect()
+            whittle_corpus::real_pages()
         } else {
             println!("session: corpus pages skipped: {}", whittle_corpus::shared_missing_reason());
             Vec::new()
