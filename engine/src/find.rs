@@ -596,7 +596,7 @@ fn element_line(doc: &Document, styles: &Styles, sem: &Semantics, refs: &HashMap
 /// chars (`usize::MAX`: all of it); with `links`, each link's text is
 /// followed by its URL in parentheses. Hidden subtrees and text are left
 /// out; block boundaries become spaces.
-pub(crate) fn visible_text(
+pub fn visible_text(
     doc: &Document,
     styles: &Styles,
     sem: &Semantics,

@@ -181,6 +181,50 @@ pub(crate) fn main_content_titled(doc: &Document, styles: &Styles, sem: &Semanti
     MainContent { root: Some(root), blocks }
 }
 
+/// All the text of the page's main region, one block per line: inside
+/// its `main` landmark when it has one, else everything outside the
+/// landmarks around content (navigation, banner, footer, asides). Lists of
+/// links, captions and short lines stay: what a reader of a listing page
+/// (products, search results) wants, where [`main_content`] keeps an
+/// article's prose.
+pub fn main_region(doc: &Document, styles: &Styles, sem: &Semantics) -> MainContent {
+    let all = page_text(doc, styles, sem);
+    let Some(html) = all.root else { return all };
+    // One pass in tree order (parents first): whether each node is in a
+    // `main` landmark, and whether it is in a frame landmark.
+    let mut in_main = vec![false; doc.len()];
+    let mut in_frame = vec![false; doc.len()];
+    let mut has_main = false;
+    for n in doc.descendants(html) {
+        let (m, f) = doc.parent(n).map_or((false, false), |p| (in_main[p.index()], in_frame[p.index()]));
+        let role = sem.role(n);
+        let main_here = role == Role::Main && !styles.is_display_none(n);
+        has_main |= main_here;
+        in_main[n.index()] = m || main_here;
+        in_frame[n.index()] = f || role.is_page_frame();
+    }
+    let keep = |b: &Block| if has_main { in_main[b.node.index()] } else { !in_frame[b.node.index()] };
+    MainContent { root: all.root, blocks: all.blocks.into_iter().filter(keep).collect() }
+}
+
+/// All the page's visible text as blocks, in reading order: what
+/// [`main_content`] chooses from, nothing left out (navigation, footers,
+/// captions too). `root` is the root element.
+pub fn page_text(doc: &Document, styles: &Styles, sem: &Semantics) -> MainContent {
+    let Some(html) = doc.root_element() else { return MainContent::default() };
+    let blocks = walk(doc, styles, sem, html)
+        .segs
+        .into_iter()
+        .map(|s| Block {
+            row: if s.kind == BlockKind::Cell { doc.parent_element(s.container) } else { None },
+            node: s.container,
+            kind: s.kind,
+            text: s.text,
+        })
+        .collect();
+    MainContent { root: Some(html), blocks }
+}
+
 /// The walk's results: the page's blocks and where each element sits.
 struct Walk {
     segs: Vec<Seg>,

@@ -43,7 +43,7 @@ use crate::semantics::Semantics;
 use crate::style::Styles;
 use crate::text::truncate_chars;
 
-pub use content::{Block, BlockKind, MainContent, main_content};
+pub use content::{Block, BlockKind, MainContent, main_content, main_region, page_text};
 pub use links::result_links;
 pub use meta::{PageMeta, page_meta};
 

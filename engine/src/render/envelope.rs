@@ -62,6 +62,9 @@ pub struct ServerPart {
     pub notices: Vec<String>,
     /// Counts.
     pub counters: EnvelopeCounters,
+    /// The picture returned with the result, when there is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub image: Option<ImageInfo>,
     /// Set when `ok` is false.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<ErrorInfo>,
@@ -75,6 +78,18 @@ pub struct ErrorInfo {
     pub code: String,
     /// One line for a person.
     pub message: String,
+}
+
+/// The picture a result returned (`observe` with `image`, `screenshot`).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct ImageInfo {
+    /// Pixels.
+    pub width: u32,
+    /// Pixels.
+    pub height: u32,
+    /// Image pixels per CSS pixel.
+    pub scale: f32,
 }
 
 /// Viewport facts.
@@ -103,9 +118,10 @@ pub struct EnvelopeCounters {
     pub redacted_fields: u32,
     /// Frames shown as one line.
     pub frames_masked: u32,
-    /// Refs in the observation.
+    /// Refs in the observation; with an image, the marks drawn on it.
     pub marks: u32,
-    /// Whether refs were cut.
+    /// Whether refs were cut; with an image, also whether a ref of the
+    /// observation has no mark on it.
     pub marks_truncated: bool,
     /// Lines in the tree.
     pub tree_lines: u32,
@@ -207,6 +223,7 @@ impl Envelope {
                     tree_lines: obs.lines.len() as u32,
                     tree_truncated: obs.tree_truncated,
                 },
+                image: None,
                 error: None,
             },
             page_content: Some(PageContent {
@@ -242,6 +259,7 @@ impl Envelope {
                     tree_lines: 0,
                     tree_truncated: false,
                 },
+                image: None,
                 error: Some(ErrorInfo { code: code.to_owned(), message: message.into() }),
             },
             page_content: None,

@@ -17,6 +17,7 @@
 
 pub mod envelope;
 pub mod url;
+pub mod yaml;
 
 use std::fmt::Write;
 

@@ -673,7 +673,7 @@ impl selectors::Element for ElementRef<'_> {
         let classes = &self.element().classes;
         match case_sensitivity {
             // Atoms compare by identity.
-            CaseSensitivity::CaseSensitive => classes.iter().any(|c| *c == name.0),
+            CaseSensitivity::CaseSensitive => classes.contains(&name.0),
             CaseSensitivity::AsciiCaseInsensitive => classes.iter().any(|c| c.eq_ignore_ascii_case(&name.0)),
         }
     }

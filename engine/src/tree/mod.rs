@@ -556,7 +556,9 @@ impl Builder<'_> {
         match self.styles.hidden(id) {
             Some(Hidden::Invisible) if !self.sem.is_aria_hidden(id) => return (frame, true),
             Some(_) => {
-                if has_content(self.doc, id) {
+                // `<head>`, scripts and styles are hidden by what they are,
+                // not by the page's choice: nothing of them is "omitted".
+                if !is_metadata(e) && has_content(self.doc, id) {
                     self.tree.counters.omitted_not_visible += 1;
                 }
                 return (frame, false);
@@ -793,6 +795,24 @@ fn author_named(e: &Element) -> bool {
 
 /// Whether a hidden subtree holds anything a person would have seen: text
 /// or a control.
+/// Elements that never show content, whatever the page: metadata,
+/// scripts, styles, templates.
+fn is_metadata(e: &Element) -> bool {
+    e.is_html_element()
+        && matches!(
+            *e.local_name(),
+            local_name!("head")
+                | local_name!("script")
+                | local_name!("style")
+                | local_name!("template")
+                | local_name!("title")
+                | local_name!("meta")
+                | local_name!("link")
+                | local_name!("base")
+                | local_name!("noscript")
+        )
+}
+
 fn has_content(doc: &Document, id: NodeId) -> bool {
     doc.descendants(id).any(|d| match &doc.node(d).data {
         NodeData::Text(t) => !t.trim().is_empty(),
