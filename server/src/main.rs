@@ -201,6 +201,11 @@ struct ServerArgs {
     /// Where Chromium's downloads go.
     #[arg(long, value_name = "DIR")]
     downloads: Option<std::path::PathBuf>,
+    /// The tools to offer: `whittle` (its own) or `agent-browser` (the six
+    /// `browser_*` tools of that tool set, same schemas, for clients wired
+    /// to it).
+    #[arg(long, value_enum, default_value = "whittle")]
+    tools: whittle::mcp::ToolSet,
     #[command(flatten)]
     access: cli::AccessArgs,
 }
@@ -247,7 +252,7 @@ impl ServerArgs {
         let cdp = whittle::backend::cdp::CdpBackend::new(chromium);
         let engine = self.engine.or(profile.engine).unwrap_or_default();
         let backend = Arc::new(whittle::backend::auto::AutoBackend::new(engine, cdp));
-        Ok(whittle::mcp::Shared::new(backend, limits, policy, options))
+        Ok(whittle::mcp::Shared::with_tools(backend, limits, policy, options, self.tools))
     }
 }
 

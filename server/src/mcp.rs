@@ -28,6 +28,18 @@ use crate::fetch::{Fetcher, Limits};
 use crate::session::{Progress, Session, SessionOptions, ToolOutput};
 use crate::tools::{ActArgs, ExtractArgs, FindArgs, NavigateArgs, ObserveArgs, ResearchArgs, ScreenshotArgs, TabsArgs, WaitArgs};
 
+/// Which tools a server offers.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum ToolSet {
+    /// whittle's own (PROTOCOL §3): observe, act, navigate, find, extract,
+    /// research, tabs, screenshot, wait.
+    #[default]
+    Whittle,
+    /// Seed 004's six `browser_*` tools, for clients wired to them
+    /// (`compat.rs`).
+    AgentBrowser,
+}
+
 /// What every session of one server shares.
 #[derive(Debug)]
 pub struct Shared {
@@ -37,14 +49,38 @@ pub struct Shared {
     policy: Arc<crate::policy::NetPolicy>,
     options: SessionOptions,
     tools: Vec<Tool>,
+    tool_set: ToolSet,
 }
 
 impl Shared {
     /// The shared state of a server: its backend, fetch limits, where its
-    /// sessions may fetch from, and session settings.
+    /// sessions may fetch from, and session settings; whittle's tools.
     pub fn new(backend: Arc<dyn Backend>, limits: Limits, policy: Arc<crate::policy::NetPolicy>, options: SessionOptions) -> Arc<Shared> {
-        Arc::new(Shared { backend, limits, policy, options, tools: tools() })
+        Shared::with_tools(backend, limits, policy, options, ToolSet::Whittle)
     }
+
+    /// [`Shared::new`] with the tool set to offer.
+    pub fn with_tools(
+        backend: Arc<dyn Backend>,
+        limits: Limits,
+        policy: Arc<crate::policy::NetPolicy>,
+        options: SessionOptions,
+        tool_set: ToolSet,
+    ) -> Arc<Shared> {
+        let tools = match tool_set {
+            ToolSet::Whittle => tools(),
+            ToolSet::AgentBrowser => Vec::new(),
+        };
+        Arc::new(Shared { backend, limits, policy, options, tools, tool_set })
+    }
+}
+
+/// A new browsing session with the server's backend, limits, site rules
+/// and settings (and a cookie store of its own).
+pub async fn start_session(shared: &Shared) -> Result<Session, crate::backend::BrowseError> {
+    let fetcher = Fetcher::guarded(shared.limits, shared.policy.clone())
+        .map_err(|e| crate::backend::BrowseError::new(e.code(), e.to_string()))?;
+    Session::new(shared.backend.clone(), fetcher, shared.options.clone()).await
 }
 
 /// The MCP handler of one client.
@@ -94,9 +130,7 @@ impl Handler {
     }
 
     async fn start(&self) -> Result<Session, crate::backend::BrowseError> {
-        let fetcher = Fetcher::guarded(self.shared.limits, self.shared.policy.clone())
-            .map_err(|e| crate::backend::BrowseError::new(e.code(), e.to_string()))?;
-        Session::new(self.shared.backend.clone(), fetcher, self.shared.options.clone()).await
+        start_session(&self.shared).await
     }
 }
 
@@ -201,14 +235,14 @@ pub fn tools() -> Vec<Tool> {
     vec![
         tool(
             "observe",
-            format!("The active tab as compact text; [n] are refs. {DATA_NOTE}"),
+            format!("The active tab as compact text; [n] are refs, numbered on the image too. {DATA_NOTE}"),
             schema::<ObserveArgs>(SchemaFor::Input),
             true,
         ),
         tool(
             "act",
             format!(
-                "Act on a ref (do), or run steps[] in order. Answers with a diff (Δ) or, after navigating, the new page. \
+                "Act on a ref (do), or run steps[]. Answers with a diff (Δ) or, after navigating, the new page. \
                  {DATA_NOTE}"
             ),
             schema::<ActArgs>(SchemaFor::Input),
@@ -225,8 +259,7 @@ pub fn tools() -> Vec<Tool> {
         tool(
             "research",
             format!(
-                "Digest many pages in parallel (title, outline, key sentences) within one budget. \
-                 No urls: the active page's results. {DATA_NOTE}"
+                "Digest many pages in parallel (title, outline, key sentences) within one budget. {DATA_NOTE}"
             ),
             schema::<ResearchArgs>(SchemaFor::Input),
             false,
@@ -341,9 +374,17 @@ fn without_null(map: &mut Map<String, Value>) {
 
 // ---- transports --------------------------------------------------------------
 
-/// Serves one client over standard input and output until it closes.
+/// Serves one client over standard input and output until it closes,
+/// with the server's tool set.
 pub async fn serve_stdio(shared: Arc<Shared>) -> Result<(), std::io::Error> {
-    let service = Handler::new(shared).serve(rmcp::transport::stdio()).await.map_err(std::io::Error::other)?;
+    match shared.tool_set {
+        ToolSet::Whittle => stdio_with(Handler::new(shared)).await,
+        ToolSet::AgentBrowser => stdio_with(crate::compat::Handler::new(shared)).await,
+    }
+}
+
+async fn stdio_with<H: ServerHandler>(handler: H) -> Result<(), std::io::Error> {
+    let service = handler.serve(rmcp::transport::stdio()).await.map_err(std::io::Error::other)?;
     service.waiting().await.map_err(std::io::Error::other)?;
     Ok(())
 }
@@ -363,12 +404,16 @@ pub async fn serve_http(shared: Arc<Shared>, listen: SocketAddr, token: Option<S
         // Bound to a routable address on purpose: accept its Host header.
         config = config.with_allowed_hosts(vec![addr.ip().to_string(), addr.to_string()]);
     }
-    let service = StreamableHttpService::new(
-        move || Ok(Handler::new(shared.clone())),
-        Arc::new(LocalSessionManager::default()),
-        config,
-    );
-    let mut router = axum::Router::new().nest_service("/mcp", service);
+    let mut router = match shared.tool_set {
+        ToolSet::Whittle => {
+            let factory = move || Ok(Handler::new(shared.clone()));
+            axum::Router::new().nest_service("/mcp", StreamableHttpService::new(factory, Arc::new(LocalSessionManager::default()), config))
+        }
+        ToolSet::AgentBrowser => {
+            let factory = move || Ok(crate::compat::Handler::new(shared.clone()));
+            axum::Router::new().nest_service("/mcp", StreamableHttpService::new(factory, Arc::new(LocalSessionManager::default()), config))
+        }
+    };
     if let Some(token) = token {
         let expected = Arc::new(format!("Bearer {token}"));
         router = router.layer(axum::middleware::from_fn(move |req: axum::extract::Request, next: axum::middleware::Next| {

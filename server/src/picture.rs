@@ -27,8 +27,9 @@ pub struct Annotated {
     pub width: u32,
     /// Its height in pixels.
     pub height: u32,
-    /// Marks drawn (those that overlap the picture).
-    pub marks: u32,
+    /// The refs whose marks were drawn (their boxes overlap the picture),
+    /// in the order asked.
+    pub marked: Vec<u32>,
     /// Rectangles covered.
     pub covered: u32,
 }
@@ -49,17 +50,17 @@ pub fn annotate(picture: &[u8], marks: &[Mark], covers: &[Rect]) -> Result<Annot
             covered += 1;
         }
     }
-    let mut drawn = 0;
+    let mut marked = Vec::with_capacity(marks.len());
     for m in marks {
         if outline(&mut img, &m.rect) {
             label(&mut img, m.rect.x, m.rect.y, m.number);
-            drawn += 1;
+            marked.push(m.number);
         }
     }
     let (width, height) = img.dimensions();
     let mut out = std::io::Cursor::new(Vec::new());
     img.write_to(&mut out, ImageFormat::Jpeg).map_err(|e| format!("the screenshot could not be written: {e}"))?;
-    Ok(Annotated { jpeg: out.into_inner(), width, height, marks: drawn, covered })
+    Ok(Annotated { jpeg: out.into_inner(), width, height, marked, covered })
 }
 
 /// The pixel range of `r` clipped to the image; `None` when outside.
@@ -149,6 +150,24 @@ fn label(img: &mut RgbImage, x: f32, y: f32, number: u32) {
     }
 }
 
+/// Covers `covers` (picture coordinates) on `picture` and encodes it as
+/// PNG, or as JPEG when the PNG would pass `max_png` bytes. Gives the
+/// bytes and their MIME type.
+pub fn cover_as_png(picture: &[u8], covers: &[Rect], max_png: usize) -> Result<(Vec<u8>, &'static str), String> {
+    let mut img = image::load_from_memory(picture).map_err(|e| format!("the screenshot could not be read: {e}"))?.to_rgb8();
+    for r in covers {
+        fill(&mut img, r, COVER);
+    }
+    let mut out = std::io::Cursor::new(Vec::new());
+    img.write_to(&mut out, ImageFormat::Png).map_err(|e| format!("the screenshot could not be written: {e}"))?;
+    if out.get_ref().len() <= max_png {
+        return Ok((out.into_inner(), "image/png"));
+    }
+    let mut out = std::io::Cursor::new(Vec::new());
+    img.write_to(&mut out, ImageFormat::Jpeg).map_err(|e| format!("the screenshot could not be written: {e}"))?;
+    Ok((out.into_inner(), "image/jpeg"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -165,7 +184,7 @@ mod tests {
         let r = |x, y, width, height| Rect { x, y, width, height };
         let marks = [Mark { number: 17, rect: r(10.0, 10.0, 60.0, 30.0) }, Mark { number: 3, rect: r(500.0, 500.0, 10.0, 10.0) }];
         let got = annotate(&white(200, 100), &marks, &[r(100.0, 50.0, 50.0, 20.0)]).expect("annotated");
-        assert_eq!((got.width, got.height, got.marks, got.covered), (200, 100, 1, 1));
+        assert_eq!((got.width, got.height, got.marked.as_slice(), got.covered), (200, 100, &[17][..], 1));
         let img = image::load_from_memory(&got.jpeg).expect("a jpeg").to_rgb8();
         let dark = |x, y| img.get_pixel(x, y).0.iter().all(|&c| c < 90);
         let pinkish = |x: u32, y: u32| {
@@ -182,5 +201,19 @@ mod tests {
     #[test]
     fn a_broken_picture_is_an_error() {
         assert!(annotate(b"not an image", &[], &[]).is_err());
+    }
+
+    #[test]
+    fn cover_as_png_covers_and_falls_back_to_jpeg_past_the_limit() {
+        let r = Rect { x: 10.0, y: 10.0, width: 30.0, height: 20.0 };
+        let (png, mime) = cover_as_png(&white(120, 80), &[r], usize::MAX).expect("encoded");
+        assert_eq!(mime, "image/png");
+        let img = image::load_from_memory(&png).expect("a png").to_rgb8();
+        assert_eq!(img.dimensions(), (120, 80));
+        assert_eq!(img.get_pixel(20, 20), &COVER, "the field is covered");
+        assert_eq!(img.get_pixel(100, 70).0, [255, 255, 255], "the rest is untouched");
+        let (jpeg, mime) = cover_as_png(&white(120, 80), &[r], 10).expect("encoded");
+        assert_eq!(mime, "image/jpeg");
+        assert_eq!(image::guess_format(&jpeg).ok(), Some(ImageFormat::Jpeg));
     }
 }

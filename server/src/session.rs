@@ -8,26 +8,30 @@
 //! traits; observations, diffs, `find` and `extract` are computed here from
 //! the page's [`Analysis`] with the engine, so every backend reads the same.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use serde::de::DeserializeOwned;
 use url::Url;
-use whittle_engine::render::envelope::Ids;
+use whittle_engine::render::envelope::{Ids, ImageInfo};
 use whittle_engine::render::role_word;
 use whittle_engine::tree::Widget;
 use whittle_engine::safety::Vault;
 use whittle_engine::{Envelope, FoldOptions, Mode, NodeId, Observation, RefTable, RenderOptions, compact_url, fold, render};
 
-use crate::backend::{Analysis, Arrival, Backend, BrowseError, Effect, Navigation, Page, PageAction, SessionContext};
+use crate::backend::{Analysis, Arrival, Backend, BrowseError, Effect, Navigation, Page, PageAction, SessionContext, ShotRequest};
 use crate::fetch::Fetcher;
 use crate::profile::{Profile, Secrets};
 use crate::research::{self, ResearchOptions};
 use crate::tools::{
     ActArgs, Do, ExtractArgs, FindArgs, ModeArg, NavigateArgs, ObserveArgs, ResearchArgs, ScreenshotArgs, Step, TabOp, TabsArgs, WaitArgs,
 };
+
+mod compat;
+
+pub use compat::parse_selector;
 
 /// How many observations per tab an action may name by `snapshot_id`.
 const SNAPSHOTS_KEPT: usize = 16;
@@ -422,8 +426,25 @@ impl Session {
         if let Some(r) = args.ref_id {
             self.node_of(r).await?;
         }
-        let (obs, envelope) = self.view("observe", &fold_options).await?;
-        Ok(ToolOutput { text: with_notices(&obs.text(), &envelope), envelope, image: None })
+        let (obs, mut envelope) = self.view("observe", &fold_options).await?;
+        let mut image = None;
+        let mut line = String::new();
+        if args.image == Some(true) {
+            match self.picture(&mut envelope, None).await {
+                Ok(done) => {
+                    line = picture_line("image of the view", &done);
+                    image = Some(done.jpeg);
+                }
+                // The observation stands without its picture (a tab that
+                // cannot be drawn, a picture that failed): the notice says
+                // why, and the envelope is that of an observation without
+                // `image`.
+                Err(e) => envelope.server.notices.push(format!("no image ({}): {}", e.code, e.message)),
+            }
+        }
+        let mut text = with_notices(&obs.text(), &envelope);
+        text.push_str(&line);
+        Ok(ToolOutput { text, envelope, image })
     }
 
     /// Renders the active tab with `options`, remembers the observation
@@ -552,33 +573,10 @@ impl Session {
                 Ok((line, effect)) => {
                     lines.push(format!("✓ {line}"));
                     lines.extend(events);
-                    match effect {
-                        Effect::Changed => {}
-                        Effect::Navigated(a) => {
-                            // Keep where the batch started from.
-                            let from = arrival.as_ref().and_then(|first| first.from.clone()).or(a.from.clone());
-                            arrival = Some(Arrival { from, ..a });
-                        }
-                        Effect::NewTab(url) => match self.open_tab().await {
-                            Ok(index) => {
-                                self.active = index;
-                                lines.push(format!("⧉ new tab {} opened (now active)", index + 1));
-                                if let Err(e) = self.tab().page.navigate(Navigation::To(url), false).await {
-                                    lines.push(format!("✗ the new tab did not load: {}", e.message));
-                                }
-                            }
-                            Err(e) => lines.push(format!("✗ no new tab: {}", e.message)),
-                        },
-                        Effect::Opened(page) => {
-                            if self.tabs.len() >= MAX_TABS {
-                                lines.push(format!("✗ the page opened a new tab; it was not kept (a session keeps at most {MAX_TABS})"));
-                            } else {
-                                self.tabs.push(Tab { id: self.next_tab, page, seen: VecDeque::new(), baseline: None });
-                                self.next_tab += 1;
-                                self.active = self.tabs.len() - 1;
-                                lines.push(format!("⧉ new tab {} opened (now active)", self.active + 1));
-                            }
-                        }
+                    if let Some(a) = self.follow(effect, &mut lines).await {
+                        // Keep where the batch started from.
+                        let from = arrival.as_ref().and_then(|first| first.from.clone()).or(a.from.clone());
+                        arrival = Some(Arrival { from, ..a });
                     }
                 }
                 Err((line, e)) => {
@@ -623,6 +621,37 @@ impl Session {
         Ok(ToolOutput { text, envelope, image: None })
     }
 
+    /// Follows an action's effect on the tabs: a tab the page opened, or
+    /// one a link asked for, becomes the active tab (its `⧉` line goes to
+    /// `lines`). Gives the navigation, if the action navigated.
+    async fn follow(&mut self, effect: Effect, lines: &mut Vec<String>) -> Option<Arrival> {
+        match effect {
+            Effect::Changed => {}
+            Effect::Navigated(a) => return Some(a),
+            Effect::NewTab(url) => match self.open_tab().await {
+                Ok(index) => {
+                    self.active = index;
+                    lines.push(format!("⧉ new tab {} opened (now active)", index + 1));
+                    if let Err(e) = self.tab().page.navigate(Navigation::To(url), false).await {
+                        lines.push(format!("✗ the new tab did not load: {}", e.message));
+                    }
+                }
+                Err(e) => lines.push(format!("✗ no new tab: {}", e.message)),
+            },
+            Effect::Opened(page) => {
+                if self.tabs.len() >= MAX_TABS {
+                    lines.push(format!("✗ the page opened a new tab; it was not kept (a session keeps at most {MAX_TABS})"));
+                } else {
+                    self.tabs.push(Tab { id: self.next_tab, page, seen: VecDeque::new(), baseline: None });
+                    self.next_tab += 1;
+                    self.active = self.tabs.len() - 1;
+                    lines.push(format!("⧉ new tab {} opened (now active)", self.active + 1));
+                }
+            }
+        }
+        None
+    }
+
     /// Runs one step on the active tab: the `✓` line's words and what it
     /// did, or the `✗` line's words and why it failed.
     async fn run_step(&mut self, step: &Step, confirm: bool) -> Result<(String, Effect), (String, BrowseError)> {
@@ -638,8 +667,16 @@ impl Session {
             }
             None => (step.action.word().to_owned(), false),
         };
-        // Tokens and `secret:NAME` are resolved here, on the machine; the
-        // `✓` line echoes what the model typed.
+        match self.perform(step, target.map(|(n, _)| n), confirm).await {
+            Ok(effect) => Ok((format!("{head}{}", step_detail(step, sensitive)), effect)),
+            Err(e) => Err((head, e)),
+        }
+    }
+
+    /// Performs `step` on `target` (already resolved) in the active tab.
+    /// Tokens and `secret:NAME` in typed text are resolved here, on the
+    /// machine.
+    async fn perform(&mut self, step: &Step, target: Option<NodeId>, confirm: bool) -> Result<Effect, BrowseError> {
         let host = self.active_host();
         self.vault.set_site(host.as_deref());
         let typed = match (step.action, step.text.as_deref()) {
@@ -651,14 +688,14 @@ impl Session {
                         whittle_engine::safety::ResolveError::UnknownToken(_) => "unknown_token",
                         whittle_engine::safety::ResolveError::OtherSite(_) => "other_site",
                     };
-                    return Err((head, BrowseError::new(code, e.to_string())));
+                    return Err(BrowseError::new(code, e.to_string()));
                 }
             },
             (_, t) => t.map(str::to_owned),
         };
         let action = PageAction {
             action: step.action,
-            target: target.map(|(n, _)| n),
+            target,
             text: typed.as_deref(),
             values: step.values.as_deref().unwrap_or(&[]),
             key: step.key.as_deref(),
@@ -666,10 +703,7 @@ impl Session {
             files: step.files.as_deref().unwrap_or(&[]),
             confirm,
         };
-        match self.tab().page.act(action).await {
-            Ok(effect) => Ok((format!("{head}{}", step_detail(step, sensitive)), effect)),
-            Err(e) => Err((head, e)),
-        }
+        self.tab().page.act(action).await
     }
 
     /// The node a step acts on and its ref: from `ref` (checked against
@@ -939,16 +973,34 @@ impl Session {
             None => None,
         };
         let (_, mut envelope) = self.view("screenshot", &FoldOptions::default()).await?;
+        let done = self.picture(&mut envelope, focus).await?;
+        let what = match args.ref_id {
+            Some(r) => format!("screenshot of [{r}]'s box"),
+            None => "screenshot of the view".to_owned(),
+        };
+        Ok(ToolOutput { text: picture_line(&what, &done), envelope, image: Some(done.jpeg) })
+    }
+
+    /// The active tab's picture as the model gets it, for the observation
+    /// `envelope` was just made from (`observe` with `image`, and
+    /// `screenshot`): the view, or `clip`'s box; a numbered mark on each
+    /// ref of the observation (`elements`), a solid cover over each
+    /// sensitive field and frame of the page (and those Chromium finds
+    /// itself). Chromium draws it; a static tab is loaded there for it.
+    ///
+    /// The envelope then states what the picture holds: `image` (its
+    /// pixels and pixels per CSS pixel), `marks` (the marks drawn: refs
+    /// whose box overlaps the picture) and `marks_truncated`, also set when
+    /// a ref of the observation has no mark (outside the picture, no box,
+    /// or not found where Chromium draws the page).
+    async fn picture(&mut self, envelope: &mut Envelope, clip: Option<NodeId>) -> Result<crate::picture::Annotated, Fail> {
+        let shown: HashSet<u32> = envelope.page_content.as_ref().map(|p| p.elements.iter().map(|e| e.ref_id).collect()).unwrap_or_default();
         let tab = &mut self.tabs[self.active];
-        // The refs of the view just rendered are marked; sensitive fields
-        // and frames are covered.
         let request = {
             let a = tab.page.analysis(&mut self.refs).await?;
-            let shown: std::collections::HashSet<u32> =
-                envelope.page_content.as_ref().map(|p| p.elements.iter().map(|e| e.ref_id).collect()).unwrap_or_default();
-            let mut request = crate::backend::ShotRequest { clip: focus, ..Default::default() };
+            let mut request = ShotRequest { clip, ..Default::default() };
             for w in &a.tree.widgets {
-                if w.sensitive.is_some() || role_word(w.role) == "frame" {
+                if covered(w) {
                     request.covers.push(w.node);
                 }
                 if let Some(n) = w.ref_id.filter(|n| shown.contains(n)) {
@@ -960,16 +1012,12 @@ impl Session {
         let shot = tab.page.screenshot(&request).await?;
         let done = tokio::task::block_in_place(|| crate::picture::annotate(&shot.picture, &shot.marks, &shot.covers))
             .map_err(|e| BrowseError::new("internal", e))?;
-        envelope.server.counters.marks = done.marks;
-        let what = match args.ref_id {
-            Some(r) => format!("[{r}]'s box"),
-            None => "the view".to_owned(),
-        };
-        let text = format!(
-            "▣ screenshot of {what}: {}×{} px, {} ref(s) marked, {} field(s) or frame(s) covered\n",
-            done.width, done.height, done.marks, done.covered
-        );
-        Ok(ToolOutput { text, envelope, image: Some(done.jpeg) })
+        let marked: HashSet<u32> = done.marked.iter().copied().collect();
+        let counters = &mut envelope.server.counters;
+        counters.marks = done.marked.len() as u32;
+        counters.marks_truncated |= !shown.is_subset(&marked);
+        envelope.server.image = Some(ImageInfo { width: done.width, height: done.height, scale: shot.scale });
+        Ok(done)
     }
 
     // ---- wait -------------------------------------------------------------
@@ -1118,10 +1166,28 @@ fn arrival_line(from: &Url, a: &Arrival, obs: &Observation) -> String {
 }
 
 /// [`whittle_engine::safety::private`] in place.
+/// Whether a picture covers this widget: a sensitive field or a frame
+/// (PROTOCOL §5; seed 003).
+fn covered(w: &Widget) -> bool {
+    w.sensitive.is_some() || role_word(w.role) == "frame"
+}
+
 fn private(vault: &mut Vault, s: &mut String) {
     if let std::borrow::Cow::Owned(t) = whittle_engine::safety::private(vault, s) {
         *s = t;
     }
+}
+
+/// `▣ what: W×H px, N ref(s) marked, M field(s) or frame(s) covered`: what
+/// a picture holds, in words.
+fn picture_line(what: &str, done: &crate::picture::Annotated) -> String {
+    format!(
+        "▣ {what}: {}×{} px, {} ref(s) marked, {} field(s) or frame(s) covered\n",
+        done.width,
+        done.height,
+        done.marked.len(),
+        done.covered
+    )
 }
 
 /// The observation text with whittle's notices as `⚠` lines after the

@@ -11,11 +11,13 @@ use serde::Deserialize;
 pub struct ObserveArgs {
     /// full (default), actions (what can be acted on), read (main content as prose).
     pub mode: Option<ModeArg>,
-    /// Expand this ref's subtree with folding relaxed.
+    /// Expand this ref's subtree.
     #[serde(rename = "ref")]
     pub ref_id: Option<u32>,
     /// Token budget (default 3000).
     pub budget: Option<u32>,
+    /// Also a picture of the view.
+    pub image: Option<bool>,
 }
 
 /// The view of `observe`.
@@ -109,7 +111,7 @@ pub struct ActArgs {
     pub dy: Option<f64>,
     /// upload: local file paths.
     pub files: Option<Vec<String>>,
-    /// Steps, each with the fields above, run in order; stops at the first failure.
+    /// Steps with the fields above, run in order until one fails.
     #[schemars(with = "Option<Vec<serde_json::Map<String, serde_json::Value>>>")]
     pub steps: Option<Vec<Step>>,
     /// Accept what the previous attempt asked to confirm.
@@ -190,9 +192,9 @@ pub struct ExtractArgs {
 pub struct ResearchArgs {
     /// Pages to digest; none: the result links of the active page.
     pub urls: Option<Vec<String>>,
-    /// At most this many pages (default 10, at most 100).
+    /// Most pages (default 10, at most 100).
     pub limit: Option<u32>,
-    /// Total token budget of the digests (default 4000).
+    /// Token budget of all digests (default 4000).
     pub budget: Option<u32>,
     /// Also open the pages as tabs.
     pub keep: Option<bool>,

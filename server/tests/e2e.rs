@@ -2,7 +2,8 @@
 //! official Python MCP SDK drives `whittle mcp` (stdio) and `whittle serve`
 //! (Streamable HTTP) through the demo shop of `tests/e2e/shop.py` on
 //! loopback, and fails when it fails. It also counts the o200k tokens of the
-//! tool list the server sends.
+//! tool list the server sends. `tests/e2e/test_compat.py` does the same for
+//! the agent-browser tool set (`whittle mcp --tools agent-browser`).
 //!
 //! Without `python3` or its `mcp` module the suite cannot run: the test
 //! says why and passes, unless `WHITTLE_E2E=require` (CI sets it), where
@@ -73,4 +74,24 @@ fn mcp_end_to_end() {
         let _ = std::fs::remove_file(&tools_json);
     }
     assert!(status.success(), "the MCP end-to-end suite failed ({status}); its report is above");
+}
+
+/// The agent-browser tool set (`whittle mcp --tools agent-browser`) through
+/// the same SDK: seed 004's schemas, every output validated against them,
+/// its error codes (tests/e2e/test_compat.py).
+#[test]
+fn agent_browser_tool_set_end_to_end() {
+    if let Some(why) = sdk_missing() {
+        assert!(!required(), "WHITTLE_E2E=require, but the agent-browser suite cannot run: {why}");
+        say(&format!("e2e agent-browser: SKIPPED, {why} (set WHITTLE_E2E=require to make this a failure)"));
+        return;
+    }
+    let suite = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/e2e/test_compat.py");
+    let status = Command::new("python3")
+        .arg(&suite)
+        .arg("--whittle")
+        .arg(env!("CARGO_BIN_EXE_whittle"))
+        .status()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", suite.display()));
+    assert!(status.success(), "the agent-browser end-to-end suite failed ({status}); its report is above");
 }

@@ -269,7 +269,7 @@ impl Page for AutoPage {
                     hidden.push(n);
                 }
             }
-            shown.shoot(clip, &placed, &hidden).await
+            shown.shoot(clip, &placed, &hidden, request).await
         }
         .await;
         shown.close().await;

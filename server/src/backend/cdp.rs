@@ -71,6 +71,11 @@ const QUIET: Duration = Duration::from_millis(200);
 /// How long a parsed page may go on loading (images, ads, scripts that
 /// never finish) before it is shown as it is.
 const LOAD_GRACE: Duration = Duration::from_secs(3);
+/// Device pixels per CSS pixel every page is emulated with: a picture
+/// has this many pixels per CSS pixel.
+const DEVICE_SCALE: f64 = 1.0;
+/// The tallest whole-page picture, in CSS px: longer pages are cut there.
+const MAX_PAGE_PICTURE: f64 = 16_384.0;
 
 /// Where and how Chromium runs.
 #[derive(Debug, Clone)]
@@ -280,7 +285,7 @@ impl CdpBackend {
             .viewport(chromiumoxide::handler::viewport::Viewport {
                 width: o.viewport.width,
                 height: o.viewport.height,
-                device_scale_factor: Some(1.0),
+                device_scale_factor: Some(DEVICE_SCALE),
                 emulating_mobile: false,
                 is_landscape: false,
                 has_touch: false,
@@ -951,13 +956,28 @@ impl CdpPage {
         clip: Option<BackendNodeId>,
         marks: &[(u32, BackendNodeId)],
         covers: &[BackendNodeId],
+        request: &ShotRequest,
     ) -> Result<Shot, BrowseError> {
         if !self.alive() {
             return Err(Self::dead());
         }
-        let mut params = CaptureScreenshotParams::builder().format(CaptureScreenshotFormat::Jpeg).quality(80);
+        let mut params = match request.lossless {
+            true => CaptureScreenshotParams::builder().format(CaptureScreenshotFormat::Png),
+            false => CaptureScreenshotParams::builder().format(CaptureScreenshotFormat::Jpeg).quality(80),
+        };
         // The picture's top-left corner, in viewport coordinates.
         let mut origin = (0.0f32, 0.0f32);
+        if request.full_page && clip.is_none() {
+            // The document from its top-left corner, as tall as it is (up
+            // to MAX_PAGE_PICTURE CSS px).
+            let size = self
+                .eval_value("[document.documentElement.scrollWidth, document.documentElement.scrollHeight, window.scrollX, window.scrollY, window.innerWidth]")
+                .await?;
+            let at = |i: usize| size.get(i).and_then(serde_json::Value::as_f64).unwrap_or(0.0);
+            let (width, height) = (at(0).max(at(4)).max(1.0), at(1).clamp(1.0, MAX_PAGE_PICTURE));
+            origin = (-at(2) as f32, -at(3) as f32);
+            params = params.clip(ClipViewport { x: 0.0, y: 0.0, width, height, scale: 1.0 }).capture_beyond_viewport(true);
+        }
         if let Some(node) = clip {
             let _ = bounded(self.page.execute(ScrollIntoViewIfNeededParams::builder().backend_node_id(node).build())).await;
             let r = self.viewport_rect(node).await.ok_or_else(|| BrowseError::new("not_actionable", "has no box to take a picture of"))?;
@@ -975,7 +995,14 @@ impl CdpPage {
                 })
                 .capture_beyond_viewport(true);
         }
-        let shift = |r: Rect| Rect { x: r.x - origin.0, y: r.y - origin.1, ..r };
+        // CSS pixels of the viewport to pixels of the picture.
+        let scale = DEVICE_SCALE as f32;
+        let shift = |r: Rect| Rect {
+            x: (r.x - origin.0) * scale,
+            y: (r.y - origin.1) * scale,
+            width: r.width * scale,
+            height: r.height * scale,
+        };
         let mut placed = Vec::with_capacity(marks.len());
         for &(number, node) in marks {
             if let Some(r) = self.viewport_rect(node).await {
@@ -1010,7 +1037,7 @@ impl CdpPage {
         let picture = base64::engine::general_purpose::STANDARD
             .decode(data)
             .map_err(|e| BrowseError::new("internal", format!("Chromium's screenshot could not be read: {e}")))?;
-        Ok(Shot { picture, marks: placed, covers: cover_rects })
+        Ok(Shot { picture, marks: placed, covers: cover_rects, scale })
     }
 
     /// The element's border box in viewport coordinates (the bounds of
@@ -1126,7 +1153,7 @@ impl Page for CdpPage {
         };
         let marks: Vec<(u32, BackendNodeId)> = request.marks.iter().filter_map(|&(r, n)| Some((r, self.backend_id(n).ok()?))).collect();
         let covers: Vec<BackendNodeId> = request.covers.iter().filter_map(|&n| self.backend_id(n).ok()).collect();
-        self.shoot(clip, &marks, &covers).await
+        self.shoot(clip, &marks, &covers, request).await
     }
 
     fn is_live(&self) -> bool {

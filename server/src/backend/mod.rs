@@ -138,6 +138,10 @@ pub struct ShotRequest {
     pub marks: Vec<(u32, NodeId)>,
     /// Elements to cover (sensitive fields, frames).
     pub covers: Vec<NodeId>,
+    /// The whole scrollable page rather than the viewport (without `clip`).
+    pub full_page: bool,
+    /// A lossless picture (PNG) rather than a JPEG.
+    pub lossless: bool,
 }
 
 /// A page's picture and where things lie in it (picture pixels).
@@ -150,6 +154,9 @@ pub struct Shot {
     /// Rectangles to cover: the requested ones and every password field
     /// and frame the renderer found itself.
     pub covers: Vec<Rect>,
+    /// Picture pixels per CSS pixel (marks and covers are in picture
+    /// pixels already).
+    pub scale: f32,
 }
 
 /// What holds the pages of one engine. One per server process, shared by

@@ -54,6 +54,23 @@ const LOGIN: &str = r#"<!doctype html><title>Sign in</title><main><h1>Sign in</h
 <button>Sign in</button></form><iframe title="Ads" src="/help" width="300" height="100"></iframe>
 <div style="height: 3000px"></div><a href="/help">Far below</a></main>"#;
 
+/// A password field (with a value) and a frame at known places, refs in
+/// the view and refs far below it, and a hidden paragraph.
+const PROFILE: &str = r#"<!doctype html><title>Profile</title>
+<style>body { margin: 0; font: 16px sans-serif; background: #fff }
+#pw { position: absolute; left: 400px; top: 300px; width: 300px; height: 40px; box-sizing: border-box }
+#ads { position: absolute; left: 800px; top: 300px; width: 300px; height: 120px; border: 0 }
+#far { position: absolute; left: 20px; top: 2400px }</style>
+<main><h1>Profile</h1>
+<form><label>Email <input name="email" value="jane@example.com"></label>
+<label>Password <input type="password" id="pw" name="pw" value="canary-Pw-7Q2x9"></label>
+<button>Save</button></form>
+<p><a href="/help">Help</a> <a href="/help?faq">FAQ</a> <button type="button">Cancel</button></p>
+<p style="display: none">Old address</p>
+<iframe id="ads" title="Ads" src="/help"></iframe>
+<div id="far"><a href="/help?far">Far link</a> <button type="button">Far button</button></div>
+</main>"#;
+
 /// A page with content of its own and one control only a script handles.
 const WIDGET: &str = r#"<!doctype html><title>Notes</title><main><h1>Notes</h1>
 <p>Write a note below and press Count to see what you wrote, counted by the page itself.</p>
@@ -100,6 +117,7 @@ async fn site() -> Server {
                 .header("Content-Disposition", "attachment; filename=\"statement.txt\""),
             "/loop" => Reply::html(LOOP),
             "/login" => Reply::html(LOGIN),
+            "/profile" => Reply::html(PROFILE),
             "/controls" => Reply::html(CONTROLS),
             "/widget" => Reply::html(WIDGET),
             "/slow" => Reply::html("<title>Slow</title><main><p id=s>Loading</p></main><script>setTimeout(() => { document.getElementById('s').textContent = 'Ready'; }, 800)</script>"),
@@ -153,6 +171,7 @@ async fn chromium_backend() {
     dialogs_are_dismissed_then_accepted_on_confirm(&always, &site).await;
     new_tabs_and_downloads(&always, &site, &downloads).await;
     a_screenshot_marks_the_refs_in_view_and_covers_secrets(&auto, &always, &site).await;
+    observe_with_an_image_is_one_snapshot(&auto, &always, &never, &site).await;
     waits_poll_a_live_page(&always, &site).await;
     a_looping_page_times_out_and_the_session_goes_on(&always, &site).await;
     a_download_over_the_cap_is_cancelled(&site).await;
@@ -428,6 +447,96 @@ async fn a_screenshot_marks_the_refs_in_view_and_covers_secrets(auto: &AutoBacke
     }
 }
 
+/// `observe` with `image`: the picture, the tree and the elements of one
+/// snapshot, the counters exact for it, the secrets covered and nowhere
+/// in the text; a tab that cannot be drawn gives the observation and a
+/// notice.
+async fn observe_with_an_image_is_one_snapshot(auto: &AutoBackend, always: &AutoBackend, never: &AutoBackend, site: &Server) {
+    const SECRET: &str = "canary-Pw-7Q2x9";
+    let in_view = ["Email", "Password", "Save", "Help", "FAQ", "Cancel", "Ads"];
+    let below = ["Far link", "Far button"];
+    for backend in [always, auto] {
+        let mut s = session(backend).await;
+        ok(&call(&mut s, "navigate", json!({"url": site.url("/profile").as_str()})).await);
+        let plain = call(&mut s, "observe", json!({})).await;
+        let out = call(&mut s, "observe", json!({"image": true})).await;
+        let text = ok(&out);
+        let jpeg = out.image.as_deref().unwrap_or_else(|| panic!("no picture: {text}"));
+        let img = image::load_from_memory(jpeg).unwrap_or_else(|e| panic!("not a picture: {e}")).to_rgb8();
+        let envelope = serde_json::to_value(&out.envelope).unwrap_or_default();
+
+        // The picture is the view, one pixel per CSS pixel, as the envelope says.
+        assert_eq!(img.dimensions(), (1280, 800), "{text}");
+        assert_eq!(envelope["server"]["image"], json!({"width": 1280, "height": 800, "scale": 1.0}), "{envelope}");
+
+        // The elements are the observation's refs; those in view are marked,
+        // those far below are not, and the counters say so.
+        let page = out.envelope.page_content.as_ref().unwrap_or_else(|| panic!("no page content"));
+        let mut names: Vec<&str> = page.elements.iter().map(|e| e.name.as_str()).collect();
+        let mut expected: Vec<&str> = in_view.iter().chain(&below).copied().collect();
+        names.sort_unstable();
+        expected.sort_unstable();
+        assert_eq!(names, expected, "{text}");
+        let c = out.envelope.server.counters;
+        assert_eq!(c.marks, in_view.len() as u32, "{text}");
+        assert!(c.marks_truncated, "refs below the view are not marked: {text}");
+        // One password field, one frame; hidden: the paragraph (the
+        // head is not counted: nothing in it is ever shown).
+        assert_eq!((c.redacted_fields, c.frames_masked, c.omitted_not_visible), (1, 1, 1), "{text}");
+        assert!(!c.tree_truncated, "{text}");
+        // The counters of the text are those of the observation without a
+        // picture.
+        let p = plain.envelope.server.counters;
+        assert_eq!(
+            (c.omitted_not_visible, c.redacted_fields, c.frames_masked, c.tree_lines, c.tree_truncated),
+            (p.omitted_not_visible, p.redacted_fields, p.frames_masked, p.tree_lines, p.tree_truncated)
+        );
+        assert_eq!((p.marks as usize, p.marks_truncated), (page.elements.len(), false));
+        assert_eq!(c.tree_lines as usize, page.tree.len());
+        let tree: Vec<&str> = text.lines().skip(1).filter(|l| !l.starts_with(['⚠', '⚿', '▣'])).collect();
+        assert_eq!(tree, page.tree.iter().map(String::as_str).collect::<Vec<_>>(), "{text}");
+        assert!(
+            text.ends_with(&format!("▣ image of the view: 1280×800 px, {} ref(s) marked, 2 field(s) or frame(s) covered\n", in_view.len())),
+            "{text}"
+        );
+        // The text is the observation's, as without the picture.
+        assert_eq!(text.lines().filter(|l| !l.starts_with('▣')).collect::<Vec<_>>(), plain.text.lines().collect::<Vec<_>>());
+        assert_eq!(envelope["server"]["snapshot_id"], serde_json::to_value(&plain.envelope).unwrap_or_default()["server"]["snapshot_id"]);
+
+        // The password's value is nowhere but on the machine.
+        assert!(!text.contains(SECRET) && !envelope.to_string().contains(SECRET), "{text}\n{envelope}");
+        // Its field and the frame are solid covers (beyond the marks'
+        // outline and label, and JPEG's ringing near them); the page
+        // around them is white; marks are drawn.
+        let dark = |x0: u32, x1: u32, y0: u32, y1: u32| (x0..x1).all(|x| (y0..y1).all(|y| img.get_pixel(x, y).0.iter().all(|&v| v < 90)));
+        assert!(dark(410, 690, 322, 332), "the password field shows through");
+        assert!(dark(830, 1070, 330, 400), "the frame shows through");
+        assert!(img.get_pixel(1200, 700).0.iter().all(|&v| v > 200), "the page is not white around the covers");
+        let pink = img.pixels().filter(|p| p.0[0] > 170 && p.0[1] < 90).count();
+        assert!(pink > 200, "no marks drawn ({pink} pink pixels)");
+
+        // Over MCP: the text, then the JPEG as an image block.
+        let result = serde_json::to_value(whittle::mcp::to_result(out.clone())).unwrap_or_default();
+        assert_eq!(result["content"][1]["type"], "image", "{}", result["content"]);
+        assert_eq!(result["content"][1]["mimeType"], "image/jpeg");
+
+        // Every ref in view: all marked, nothing truncated.
+        ok(&call(&mut s, "navigate", json!({"url": site.url("/plain").as_str()})).await);
+        let out = call(&mut s, "observe", json!({"image": true})).await;
+        let elements = out.envelope.page_content.as_ref().map_or(0, |p| p.elements.len());
+        let c = out.envelope.server.counters;
+        assert_eq!((c.marks as usize, c.marks_truncated, elements), (1, false, 1), "{}", out.text);
+    }
+    // A tab that cannot be drawn (--engine static): the observation, and why.
+    let mut s = session(never).await;
+    ok(&call(&mut s, "navigate", json!({"url": site.url("/profile").as_str()})).await);
+    let out = call(&mut s, "observe", json!({"image": true})).await;
+    let text = ok(&out);
+    assert!(out.image.is_none() && out.envelope.server.image.is_none(), "{text}");
+    assert!(text.lines().nth(1).is_some_and(|l| l.starts_with("⚠ no image (engine_unavailable): ")), "{text}");
+    assert!(text.contains("h1 Profile") && !text.contains(SECRET), "{text}");
+}
+
 async fn waits_poll_a_live_page(always: &AutoBackend, site: &Server) {
     let mut s = session(always).await;
     let out = call(&mut s, "navigate", json!({"url": site.url("/slow").as_str()})).await;
@@ -487,6 +596,8 @@ async fn a_missing_or_broken_chromium_is_a_clear_error() {
     assert!(text.contains("⚠ this page needs scripts, and Chromium is unavailable (Chromium did not start"), "{text}");
     let shot = call(&mut s, "screenshot", json!({})).await;
     assert_eq!(code(&shot), "engine_unavailable", "{}", shot.text);
+    let seen = call(&mut s, "observe", json!({"image": true})).await;
+    assert!(ok(&seen).contains("⚠ no image (engine_unavailable): "), "{}", seen.text);
     let out = call(&mut s, "navigate", json!({"url": site.url("/plain").as_str()})).await;
     assert!(ok(&out).contains("Plain page"), "{}", out.text);
 }

@@ -2,6 +2,7 @@
 //! browsing session against loopback servers the tests start themselves.
 
 mod chromium;
+mod compat;
 mod fetch;
 mod hostile;
 mod research;

@@ -194,6 +194,37 @@ async fn a_password_is_typed_but_never_echoed() {
     assert!(!all.contains("hunter2"), "{all}");
 }
 
+/// The static engine draws nothing: `observe` with `image` is the
+/// observation it would be without, plus a notice saying why there is no
+/// picture, never a failed call.
+#[tokio::test(flavor = "multi_thread")]
+async fn observe_with_an_image_on_the_static_engine_is_the_observation_and_a_notice() {
+    let server = shop().await;
+    let mut s = session().await;
+    ok(&call(&mut s, "navigate", json!({"url": server.url("/checkout").as_str()})).await);
+    let plain = call(&mut s, "observe", json!({})).await;
+    let out = call(&mut s, "observe", json!({"image": true})).await;
+    let text = ok(&out);
+    assert!(out.image.is_none(), "a picture from the static engine");
+    let notice = "no image (engine_unavailable): ";
+    assert!(out.envelope.server.notices.iter().any(|n| n.starts_with(notice)), "{:?}", out.envelope.server.notices);
+    // Right after the header, and nothing else changes.
+    let mut lines: Vec<&str> = text.lines().collect();
+    assert!(lines[1].starts_with(&format!("⚠ {notice}")), "{text}");
+    lines.remove(1);
+    assert_eq!(format!("{}\n", lines.join("\n")), plain.text);
+    let (with, without) = (serde_json::to_value(&out.envelope).unwrap_or_default(), serde_json::to_value(&plain.envelope).unwrap_or_default());
+    assert!(with["server"].get("image").is_none(), "{with}");
+    assert_eq!(with["server"]["counters"], without["server"]["counters"]);
+    assert_eq!(with["server"]["snapshot_id"], without["server"]["snapshot_id"]);
+    assert_eq!(with["page_content"], without["page_content"]);
+    assert_eq!(with["server"]["counters"]["marks"], json!(out.envelope.page_content.as_ref().map_or(0, |p| p.elements.len())));
+    // The wrong type is an argument error naming it.
+    let bad = call(&mut s, "observe", json!({"image": "yes"})).await;
+    assert_eq!(code(&bad), "invalid_args");
+    assert!(bad.text.contains("image"), "{}", bad.text);
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn enter_in_a_search_field_sends_its_form_and_links_open_tabs() {
     let server = shop().await;
