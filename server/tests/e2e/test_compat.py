@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The agent-browser tool set (`whittle mcp --tools agent-browser`), driven
-by the official Python MCP SDK over stdio against the demo shop (shop.py)
-on loopback.
+by the official Python MCP SDK over stdio (`whittle mcp`) and Streamable
+HTTP (`whittle serve`) against the demo shop (shop.py) on loopback.
 
     python3 server/tests/e2e/test_compat.py --whittle target/debug/whittle [--seed FILE] [-v]
 
@@ -270,40 +270,59 @@ async def screenshots(c: Client, opts) -> None:
 SCENARIOS = [tool_list, read_the_shop, sessions_and_forms, errors, screenshots]
 
 
-async def main_async(opts) -> int:
-    shop = Shop().start()
+async def run_scenarios(session: ClientSession, shop: Shop, opts, transport: str) -> tuple[int, int, int]:
     passed = failed = skipped = 0
-    args = ["mcp", "--tools", "agent-browser", "--allow-private", "--nav-timeout", "5"]
-    params = StdioServerParameters(command=opts.whittle, args=args, env={**os.environ, "RUST_BACKTRACE": "1"})
+    c = Client(session, shop, opts.verbose)
+    await c.load()
+    for fn in SCENARIOS:
+        name = f"{transport}/{fn.__name__}"
+        try:
+            await fn(c, opts)
+            passed += 1
+            print(f"ok    {name}")
+        except Skip as e:
+            skipped += 1
+            print(f"SKIP  {name}: {e}")
+        except Exception as e:  # noqa: BLE001
+            failed += 1
+            print(f"FAIL  {name}: {e}")
+            if opts.verbose:
+                traceback.print_exc()
+    missing = [t for t, n in c.validated.items() if n == 0 and not (t == "browser_screenshot" and skipped)]
+    if missing:
+        failed += 1
+        print(f"FAIL  {transport}/outputs: no validated output for {missing}")
+    else:
+        print(f"ok    {transport}/outputs: {sum(c.validated.values())} structured results validated against their "
+              f"outputSchemas, all fit ({', '.join(f'{t} {n}' for t, n in c.validated.items())}); "
+              f"error codes seen: {sorted(c.errors_seen)}")
+    return passed, failed, skipped
+
+
+async def main_async(opts) -> int:
+    from test_mcp import Options, Serve, http_session  # the HTTP plumbing of the main suite
+
+    shop = Shop().start()
+    totals = [0, 0, 0]
+    flags = ["--tools", "agent-browser", "--allow-private", "--nav-timeout", "5"]
     try:
+        params = StdioServerParameters(command=opts.whittle, args=["mcp", *flags], env={**os.environ, "RUST_BACKTRACE": "1"})
         async with stdio_client(params) as streams:
             async with ClientSession(streams[0], streams[1]) as session:
                 await session.initialize()
-                c = Client(session, shop, opts.verbose)
-                await c.load()
-                for fn in SCENARIOS:
-                    try:
-                        await fn(c, opts)
-                        passed += 1
-                        print(f"ok    {fn.__name__}")
-                    except Skip as e:
-                        skipped += 1
-                        print(f"SKIP  {fn.__name__}: {e}")
-                    except Exception as e:  # noqa: BLE001
-                        failed += 1
-                        print(f"FAIL  {fn.__name__}: {e}")
-                        if opts.verbose:
-                            traceback.print_exc()
-                missing = [t for t, n in c.validated.items() if n == 0 and not (t == "browser_screenshot" and skipped)]
-                total = sum(c.validated.values())
-                if missing:
-                    failed += 1
-                    print(f"FAIL  outputs: no validated output for {missing}")
-                else:
-                    print(f"ok    outputs: {total} structured results validated against their outputSchemas, all fit "
-                          f"({', '.join(f'{t} {n}' for t, n in c.validated.items())}); error codes seen: {sorted(c.errors_seen)}")
+                for i, n in enumerate(await run_scenarios(session, shop, opts, "stdio")):
+                    totals[i] += n
+        serve = Serve(Options(whittle=opts.whittle, transports=["http"], only=[], verbose=opts.verbose,
+                              tools_json=None, serve_args=flags))
+        try:
+            async with http_session(serve.url) as session:
+                for i, n in enumerate(await run_scenarios(session, shop, opts, "http")):
+                    totals[i] += n
+        finally:
+            serve.stop()
     finally:
         shop.stop()
+    passed, failed, skipped = totals
     print(f"{passed} passed, {failed} failed, {skipped} skipped")
     return 1 if failed else 0
 
