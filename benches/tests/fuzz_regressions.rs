@@ -43,3 +43,32 @@ fn kept_crash_inputs_pass_their_targets_checks() {
     println!("fuzz_regressions: {replayed} kept inputs replayed, {} failed", failures.len());
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
+
+/// The `tool_args` harness on inputs from a fixed pseudo-random stream: a
+/// few hundred calls over both tool sets (whittle's and the agent-browser
+/// set), each ending in a well-formed result. Not fuzzing (the fuzz smoke
+/// and long runs are), but it keeps the harness and every tool's argument
+/// reading working under `cargo test`.
+#[test]
+fn tool_args_harness_survives_a_fixed_stream_of_inputs() {
+    let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let mut failures = Vec::new();
+    for i in 0..120 {
+        let len = 1 + (next() % 96) as usize;
+        let mut bytes: Vec<u8> = (0..len).map(|_| next() as u8).collect();
+        // Keep argument objects (tool bytes below 0x80) common.
+        for b in bytes.iter_mut().skip(1).step_by(7) {
+            *b &= 0x7f;
+        }
+        if let Err(e) = check("tool_args", &bytes) {
+            failures.push(format!("input {i} {bytes:?}: {e}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}

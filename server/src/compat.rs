@@ -366,6 +366,21 @@ impl Clock for SystemClock {
     }
 }
 
+/// How a session of this tool set starts: as the server's sessions do
+/// ([`Shared`]), or as a test or fuzz harness wants them.
+#[async_trait::async_trait]
+pub trait Starter: Send + Sync + fmt::Debug {
+    /// A new session.
+    async fn start(&self) -> Result<Session, BrowseError>;
+}
+
+#[async_trait::async_trait]
+impl Starter for Shared {
+    async fn start(&self) -> Result<Session, BrowseError> {
+        crate::mcp::start_session(self).await
+    }
+}
+
 type SessionCell = Arc<tokio::sync::Mutex<Option<Session>>>;
 
 #[derive(Debug)]
@@ -377,16 +392,17 @@ struct Slot {
 /// One client's sessions by id.
 #[derive(Debug)]
 pub struct Sessions {
-    shared: Arc<Shared>,
+    starter: Arc<dyn Starter>,
     clock: Arc<dyn Clock>,
     idle: Duration,
     slots: StdMutex<HashMap<String, Slot>>,
 }
 
 impl Sessions {
-    /// No sessions yet; they expire after `idle` by `clock`.
-    pub fn new(shared: Arc<Shared>, clock: Arc<dyn Clock>, idle: Duration) -> Arc<Sessions> {
-        Arc::new(Sessions { shared, clock, idle, slots: StdMutex::new(HashMap::new()) })
+    /// No sessions yet; `starter` starts them, and they expire after
+    /// `idle` by `clock`.
+    pub fn new(starter: Arc<dyn Starter>, clock: Arc<dyn Clock>, idle: Duration) -> Arc<Sessions> {
+        Arc::new(Sessions { starter, clock, idle, slots: StdMutex::new(HashMap::new()) })
     }
 
     fn slots(&self) -> std::sync::MutexGuard<'_, HashMap<String, Slot>> {
@@ -484,7 +500,7 @@ impl Sessions {
         let mut guard = cell.lock().await;
         let session = match guard.take() {
             Some(s) => s,
-            None => match crate::mcp::start_session(&self.shared).await {
+            None => match self.starter.start().await {
                 Ok(s) => s,
                 Err(e) => {
                     drop(guard);

@@ -1,6 +1,7 @@
-//! `tool_args`: arbitrary JSON arguments for every tool of the MCP server,
-//! through [`Session::call`] on the static backend, end in an output (an
-//! `ok: false` result for bad arguments), never a panic.
+//! `tool_args`: arbitrary JSON arguments for every tool of the MCP server —
+//! whittle's own through [`Session::call`], the agent-browser tool set's
+//! through [`Sessions::call`] — on the static backend, end in an output
+//! (an `ok: false` or error result for bad arguments), never a panic.
 //!
 //! Nothing leaves the machine: the session's fetcher asks a hop check
 //! before every request, and the check lets through only the harness's
@@ -15,8 +16,9 @@
 //! - byte 0: the page opened first, `0` none, `k` the fixture page
 //!   `(k - 1) % pages`, in file name order;
 //! - then up to [`MAX_CALLS`] calls while bytes remain, each a tool byte `t`
-//!   (the tool `t % (tools + 1)` of the server's tool list in its order,
-//!   the last value an unknown tool whose name is the string that follows)
+//!   (the tool `t % (tools + 1)` of whittle's tool list then the
+//!   agent-browser list, in their order, the last value an unknown tool
+//!   whose name is the string that follows, sent to whittle's tools)
 //!   and the arguments: an object when `t < 0x80`, else any value.
 //!
 //! A value is a tag byte `g`, by `g % 8`: null; a boolean (`g & 8`); a
@@ -35,8 +37,8 @@
 //! `back`, `forward`, `reload`, keys, `secret:card` (a secret the session
 //! holds), `css:` and `role:` queries.
 //!
-//! Each input gets a fresh session, so that refs are numbered from 1 on
-//! every input (small numbers name the page's elements) and a crash input
+//! Each input gets a fresh session (and fresh agent-browser sessions), so
+//! that refs are numbered from 1 on every input (small numbers name the page's elements) and a crash input
 //! replays alone. `wait`'s `ms` is cut to [`MAX_WAIT_MS`] (whatever the
 //! shape of the arguments): a sleep teaches the fuzzer nothing and would
 //! stall it for up to 30 s.
@@ -47,7 +49,9 @@ use std::time::Duration;
 
 use serde_json::{Map, Number, Value};
 use url::Url;
+use whittle::backend::BrowseError;
 use whittle::backend::static_http::StaticBackend;
+use whittle::compat::{Answer, IDLE, Sessions, Starter, SystemClock};
 use whittle::fetch::{Fetcher, HopCheck, Limits};
 use whittle::profile::Secrets;
 use whittle::session::{Session, SessionOptions, ToolOutput};
@@ -112,7 +116,7 @@ impl ToolHarness {
             let _inside = runtime.enter();
             Fetcher::new(limits, Some(hop)).map_err(|e| format!("fetcher: {e}"))?
         };
-        let listed = whittle::mcp::tools();
+        let listed: Vec<_> = whittle::mcp::tools().into_iter().chain(whittle::compat::tools()).collect();
         let tools: Vec<String> = listed.iter().map(|t| t.name.to_string()).collect();
         let mut words = BTreeSet::new();
         for t in &listed {
@@ -137,7 +141,9 @@ impl ToolHarness {
             secrets: Arc::new(Secrets(vec![("card".into(), "4111 1111 1111 1111".into())])),
             ..SessionOptions::default()
         };
+        let starter = HarnessStarter { fetcher: self.fetcher.clone(), options: options.clone() };
         self.runtime.block_on(async {
+            let compat = Sessions::new(Arc::new(starter), Arc::new(SystemClock), IDLE);
             let mut session = Session::new(Arc::new(StaticBackend), self.fetcher.clone(), options)
                 .await
                 .map_err(|e| format!("a session did not start: {e}"))?;
@@ -161,6 +167,11 @@ impl ToolHarness {
                 let mut args = if t < 0x80 { Value::Object(self.object(&mut input, 0)) } else { self.value(&mut input, 0) };
                 if tool == "wait" {
                     args = short_wait(args);
+                }
+                if whittle::compat::TOOL_NAMES.contains(&tool.as_str()) {
+                    let answer = compat.call(&tool, args.clone()).await;
+                    check_answer(answer).map_err(|e| format!("{tool} {args}: {e}"))?;
+                    continue;
                 }
                 let out = session.call(&tool, args.clone()).await;
                 check_output(&tool, &out).map_err(|e| format!("{tool} {args}: {e}"))?;
@@ -243,6 +254,37 @@ fn check_output(tool: &str, out: &ToolOutput) -> Result<(), String> {
     }
     serde_json::to_string(e).map_err(|err| format!("the envelope does not serialize: {err}"))?;
     Ok(())
+}
+
+/// What every agent-browser answer must be: an object, or an error with a
+/// code in capitals and a message; and an MCP result that serializes.
+fn check_answer(answer: Answer) -> Result<(), String> {
+    match &answer.result {
+        Ok(v) if !v.is_object() => return Err(format!("a result that is not an object: {v}")),
+        Ok(_) => {}
+        Err(f) if f.code.is_empty() || f.message.is_empty() || f.code != f.code.to_ascii_uppercase() => {
+            return Err(format!("a malformed error: {f:?}"));
+        }
+        Err(_) => {}
+    }
+    let result = answer.into_result();
+    serde_json::to_string(&result).map_err(|err| format!("the result does not serialize: {err}"))?;
+    Ok(())
+}
+
+/// Agent-browser sessions as the harness makes them: on the static
+/// backend, through its loopback-only fetcher.
+#[derive(Debug)]
+struct HarnessStarter {
+    fetcher: Fetcher,
+    options: SessionOptions,
+}
+
+#[async_trait::async_trait]
+impl Starter for HarnessStarter {
+    async fn start(&self) -> Result<Session, BrowseError> {
+        Session::new(Arc::new(StaticBackend), self.fetcher.clone(), self.options.clone()).await
+    }
 }
 
 /// Property names, enum values and constants of a JSON Schema (a walk
