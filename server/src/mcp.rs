@@ -67,6 +67,8 @@ impl Shared {
         options: SessionOptions,
         tool_set: ToolSet,
     ) -> Arc<Shared> {
+        // whittle's tool list, built once; the agent-browser handler keeps
+        // its own (`compat::tools`).
         let tools = match tool_set {
             ToolSet::Whittle => tools(),
             ToolSet::AgentBrowser => Vec::new(),
