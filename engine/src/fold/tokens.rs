@@ -111,11 +111,20 @@ fn class(c: char) -> Class {
 /// other alphabets, and symbols other than the punctuation whittle's own
 /// lines and English text use (o200k spends a token or more on each of
 /// `€€€`, `»»»`, `†††`, where the estimate would guess a merged run: found
-/// by the `snapshot` fuzz target).
+/// by the `snapshot` fuzz target). That punctuation is cheap alone, after
+/// a word; right after another non-ASCII character (a run such as
+/// `”””…`, also found by the fuzzer) it counts too.
 fn other_letters(text: &str) -> usize {
-    text.chars()
-        .filter(|&c| !c.is_ascii() && !matches!(c, '·' | '…' | '–' | '—' | '‘' | '’' | '“' | '”' | '\u{a0}'))
-        .count()
+    let mut after_other = false;
+    let mut n = 0;
+    for c in text.chars() {
+        let cheap = matches!(c, '·' | '…' | '–' | '—' | '‘' | '’' | '“' | '”' | '\u{a0}');
+        if !c.is_ascii() && (!cheap || after_other) {
+            n += 1;
+        }
+        after_other = !c.is_ascii();
+    }
+    n
 }
 
 /// tiktoken's o200k_base, loaded on first use; `None` if its embedded
@@ -268,6 +277,15 @@ fn word(chars: &[char], i: &mut usize) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn typographic_punctuation_is_cheap_alone_and_priced_in_runs() {
+        assert_eq!(other_letters("“Quoted,” she said — twice…"), 0);
+        assert_eq!(other_letters("a ””””””””” b"), 8);
+        let run = "”".repeat(35);
+        let line = format!("{run} Setting up");
+        assert_eq!(u64::from(line_cost(0, &line)), exact_count(&format!("{line}\n")), "a run is counted exactly");
+    }
 
     #[test]
     fn simple_pieces() {
