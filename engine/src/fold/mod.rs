@@ -561,7 +561,7 @@ impl State<'_> {
 
 /// Shortens a header whose estimate exceeds `limit` tokens.
 fn fit_header(header: String, limit: u32) -> String {
-    if tokens::line_cost(0, &header) <= limit {
+    if tokens::exact_line_cost(0, &header) <= limit {
         return header;
     }
     let mut chars: Vec<char> = header.chars().collect();
@@ -571,7 +571,7 @@ fn fit_header(header: String, limit: u32) -> String {
         let mut s: String = chars.iter().collect();
         s = s.trim_end().to_owned();
         s.push('…');
-        if tokens::line_cost(0, &s) <= limit {
+        if tokens::exact_line_cost(0, &s) <= limit {
             return s;
         }
     }
@@ -633,7 +633,7 @@ pub fn fold_with(
         if out.lines.len() <= 1 || tokens::exact_count(&observation_text(&out)) <= b {
             break;
         }
-        let header_cost = u64::from(tokens::line_cost(0, &out.header));
+        let header_cost = u64::from(tokens::exact_line_cost(0, &out.header));
         let keep = out.lines.len().saturating_sub(1 + out.lines.len() / 8);
         let extra = match out.lines.last().map(|l| l.kind) {
             Some(LineKind::Budget { count }) => {
@@ -802,7 +802,7 @@ fn fold_once(
             Some(i) => start = vec![i],
             None => {
                 out.expand_missing = true;
-                out.estimated_tokens = tokens::line_cost(0, &out.header);
+                out.estimated_tokens = tokens::exact_line_cost(0, &out.header);
                 return out;
             }
         }
@@ -902,7 +902,7 @@ fn fold_once(
         }
         cur[v] = c;
     }
-    let header_cost = u64::from(tokens::line_cost(0, &out.header));
+    let header_cost = u64::from(tokens::exact_line_cost(0, &out.header));
     let total = header_cost + view.roots.iter().map(|&r| cur[r]).sum::<u64>();
     let mut st = State {
         view: &view,

@@ -153,17 +153,24 @@ pub fn estimate(text: &str) -> u32 {
     (hundredths(text) + 50) / 100
 }
 
+/// [`line_cost`] by tiktoken's count whatever the line holds: for the one
+/// line of every observation whose text the page chooses freely (the
+/// header, from its title), where a misjudged run would be paid on every
+/// view.
+pub fn exact_line_cost(indent: usize, text: &str) -> u32 {
+    let Some(bpe) = exact() else { return line_cost(indent, text) };
+    let mut line = String::with_capacity(indent + text.len() + 1);
+    line.extend(std::iter::repeat_n(' ', indent));
+    line.push_str(text);
+    line.push('\n');
+    u32::try_from(bpe.encode_ordinary(&line).len()).unwrap_or(u32::MAX)
+}
+
 /// Tokens of one observation line: its indentation (`indent` spaces), its
 /// text and the newline after it.
 pub fn line_cost(indent: usize, text: &str) -> u32 {
-    if other_letters(text) > EXACT_ABOVE
-        && let Some(bpe) = exact()
-    {
-        let mut line = String::with_capacity(indent + text.len() + 1);
-        line.extend(std::iter::repeat_n(' ', indent));
-        line.push_str(text);
-        line.push('\n');
-        return u32::try_from(bpe.encode_ordinary(&line).len()).unwrap_or(u32::MAX);
+    if other_letters(text) > EXACT_ABOVE && exact().is_some() {
+        return exact_line_cost(indent, text);
     }
     let mut h = hundredths(text);
     if !text.chars().next_back().is_some_and(|c| c.is_ascii_punctuation()) {
