@@ -36,23 +36,30 @@ fn sdk_missing() -> Option<String> {
     }
 }
 
-#[test]
-fn mcp_end_to_end() {
+/// Runs `tests/e2e/<script>` against this build's binary with `extra`
+/// arguments; `None` (after saying why) when the SDK is missing and not
+/// required.
+fn run_suite(name: &str, script: &str, extra: &[&std::ffi::OsStr]) -> Option<std::process::ExitStatus> {
     if let Some(why) = sdk_missing() {
-        assert!(!required(), "WHITTLE_E2E=require, but the end-to-end suite cannot run: {why}");
-        say(&format!("e2e: SKIPPED, {why} (set WHITTLE_E2E=require to make this a failure)"));
-        return;
+        assert!(!required(), "WHITTLE_E2E=require, but the {name} suite cannot run: {why}");
+        say(&format!("{name}: SKIPPED, {why} (set WHITTLE_E2E=require to make this a failure)"));
+        return None;
     }
-    let suite = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/e2e/test_mcp.py");
-    let tools_json = std::env::temp_dir().join(format!("whittle-e2e-tools-{}.json", std::process::id()));
+    let suite = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/e2e").join(script);
     let status = Command::new("python3")
         .arg(&suite)
         .arg("--whittle")
         .arg(env!("CARGO_BIN_EXE_whittle"))
-        .arg("--tools-json")
-        .arg(&tools_json)
+        .args(extra)
         .status()
         .unwrap_or_else(|e| panic!("cannot run {}: {e}", suite.display()));
+    Some(status)
+}
+
+#[test]
+fn mcp_end_to_end() {
+    let tools_json = std::env::temp_dir().join(format!("whittle-e2e-tools-{}.json", std::process::id()));
+    let Some(status) = run_suite("e2e", "test_mcp.py", &["--tools-json".as_ref(), tools_json.as_os_str()]) else { return };
 
     // The tool list as sent, counted with the engine's o200k tables (the
     // Python side can count only where tiktoken can fetch its own).
@@ -81,17 +88,6 @@ fn mcp_end_to_end() {
 /// its error codes (tests/e2e/test_compat.py).
 #[test]
 fn agent_browser_tool_set_end_to_end() {
-    if let Some(why) = sdk_missing() {
-        assert!(!required(), "WHITTLE_E2E=require, but the agent-browser suite cannot run: {why}");
-        say(&format!("e2e agent-browser: SKIPPED, {why} (set WHITTLE_E2E=require to make this a failure)"));
-        return;
-    }
-    let suite = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/e2e/test_compat.py");
-    let status = Command::new("python3")
-        .arg(&suite)
-        .arg("--whittle")
-        .arg(env!("CARGO_BIN_EXE_whittle"))
-        .status()
-        .unwrap_or_else(|e| panic!("cannot run {}: {e}", suite.display()));
+    let Some(status) = run_suite("e2e agent-browser", "test_compat.py", &[]) else { return };
     assert!(status.success(), "the agent-browser end-to-end suite failed ({status}); its report is above");
 }

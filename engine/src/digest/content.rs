@@ -171,12 +171,7 @@ pub(crate) fn main_content_titled(doc: &Document, styles: &Styles, sem: &Semanti
         // articles' text (the benchmark's truth) leaves it out. It still
         // counts as the container's text when choosing.
         .filter(|s| !s.caption)
-        .map(|s| Block {
-            row: if s.kind == BlockKind::Cell { doc.parent_element(s.container) } else { None },
-            node: s.container,
-            kind: s.kind,
-            text: s.text,
-        })
+        .map(|s| s.into_block(doc))
         .collect();
     MainContent { root: Some(root), blocks }
 }
@@ -215,14 +210,17 @@ pub fn page_text(doc: &Document, styles: &Styles, sem: &Semantics) -> MainConten
     let blocks = walk(doc, styles, sem, html)
         .segs
         .into_iter()
-        .map(|s| Block {
-            row: if s.kind == BlockKind::Cell { doc.parent_element(s.container) } else { None },
-            node: s.container,
-            kind: s.kind,
-            text: s.text,
-        })
+        .map(|s| s.into_block(doc))
         .collect();
     MainContent { root: Some(html), blocks }
+}
+
+impl Seg {
+    /// The block a reader gets: its container, kind, text, and a cell's row.
+    fn into_block(self, doc: &Document) -> Block {
+        let row = if self.kind == BlockKind::Cell { doc.parent_element(self.container) } else { None };
+        Block { row, node: self.container, kind: self.kind, text: self.text }
+    }
 }
 
 /// The walk's results: the page's blocks and where each element sits.
