@@ -13,7 +13,7 @@ use async_trait::async_trait;
 use url::Url;
 use whittle_engine::{Document, DocumentId, NodeId, RefTable};
 
-use super::cdp::{CdpBackend, CdpPage};
+use super::cdp::{CdpBackend, CdpPage, FormChange};
 use super::static_http::StaticPage;
 use super::{Analysis, Arrival, Backend, BrowseError, Effect, Navigation, Page, PageAction, SessionContext, Shot, ShotRequest};
 
@@ -197,12 +197,12 @@ impl Page for AutoPage {
                     return Err(e);
                 };
                 let path = css_path(doc, target);
-                let values = typed_values(doc);
+                let changes = form_changes(doc, &[]);
                 if self.escalate(url, "that control needs scripts").await.is_err() {
                     return Err(e);
                 }
                 let Engine::Chromium(page) = &mut self.inner else { return Err(e) };
-                page.restore_values(&values).await;
+                page.restore_form(&changes).await;
                 page.act_at(&path, action).await
             }
             other => other,
@@ -238,8 +238,10 @@ impl Page for AutoPage {
             Engine::Chromium(page) => return page.screenshot(request).await,
             Engine::Static(page) => page,
         };
-        // A static tab is drawn by Chromium for its picture; its elements
-        // are found there by their place in the page.
+        // A static tab is drawn by Chromium for its picture, with what was
+        // typed, checked and selected on the static path (but no value of a
+        // covered field: it is never shown); its elements are found there by
+        // their place in the page.
         let (Some(url), Some(doc)) = (page.url().cloned(), page.document()) else {
             return Err(BrowseError::new("no_page", "this tab is empty: navigate somewhere first"));
         };
@@ -249,8 +251,10 @@ impl Page for AutoPage {
         let clip = request.clip.map(|n| css_path(doc, n));
         let marks: Vec<(u32, String)> = request.marks.iter().map(|&(r, n)| (r, css_path(doc, n))).collect();
         let covers: Vec<String> = request.covers.iter().map(|&n| css_path(doc, n)).collect();
+        let changes = form_changes(doc, &request.covers);
         let mut shown = self.chromium_page(chromium, url).await?;
         let result = async {
+            shown.restore_form(&changes).await;
             let clip = match &clip {
                 Some(path) => Some(shown.node_at(path).await.ok_or_else(|| {
                     BrowseError::new("not_found", "that element is not on the page as Chromium draws it")
@@ -298,9 +302,30 @@ pub(crate) fn css_path(doc: &Document, node: NodeId) -> String {
     parts.join(" > ")
 }
 
-/// What was typed into the static page's fields: `(selector, value)`.
-fn typed_values(doc: &Document) -> Vec<(String, String)> {
+/// What a person changed in the static page's controls, in document
+/// order, as `(selector, change)`; the controls in `skip` are left out.
+/// Chosen files are not carried (their bytes stay with the caller). Linear
+/// in the page, plus a [`css_path`] per change.
+fn form_changes(doc: &Document, skip: &[NodeId]) -> Vec<(String, FormChange)> {
+    let state = doc.form_state();
+    if state.is_empty() {
+        return Vec::new();
+    }
+    let skip: std::collections::HashSet<NodeId> = skip.iter().copied().collect();
     doc.descendants(NodeId::DOCUMENT)
-        .filter_map(|n| doc.form_state().value(n).map(|v| (css_path(doc, n), v.to_owned())))
+        .filter(|n| !skip.contains(n))
+        .filter_map(|n| {
+            // Checkedness and selectedness only where they differ from the
+            // markup's default, which the fresh load already has: choosing
+            // in a select sets every option's selectedness.
+            let default = |attr: &str| doc.element(n).is_some_and(|e| e.has_attr(attr));
+            let change = match (state.value(n), state.checked(n), state.selected(n)) {
+                (Some(v), _, _) => FormChange::Value(v.to_owned()),
+                (None, Some(on), _) if on != default("checked") => FormChange::Checked(on),
+                (None, None, Some(on)) if on != default("selected") => FormChange::Selected(on),
+                _ => return None,
+            };
+            Some((css_path(doc, n), change))
+        })
         .collect()
 }

@@ -379,6 +379,18 @@ struct Live {
     backend_ids: Vec<Option<i64>>,
 }
 
+/// A change a person made to a control on the static path, carried into
+/// Chromium by [`CdpPage::restore_form`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum FormChange {
+    /// A text control's typed value.
+    Value(String),
+    /// A checkbox's or radio button's checkedness.
+    Checked(bool),
+    /// An option's selectedness (its `<select>` is told of it).
+    Selected(bool),
+}
+
 /// A tab in Chromium.
 #[derive(Debug)]
 pub struct CdpPage {
@@ -1184,18 +1196,23 @@ impl CdpPage {
         self.after_action(before, result).await
     }
 
-    /// Puts values typed on the static path back into the same fields.
-    pub async fn restore_values(&mut self, values: &[(String, String)]) {
-        for (selector, value) in values {
-            if let Ok(Some(node)) = self.find(selector).await {
-                let _ = self
-                    .call_on(
-                        node,
-                        "function(v) { this.value = v; this.dispatchEvent(new Event('input', {bubbles: true})); this.dispatchEvent(new Event('change', {bubbles: true})); }",
-                        vec![value.clone().into()],
-                    )
-                    .await;
-            }
+    /// Puts what was changed in the static page's controls (typed,
+    /// checked, selected) into the same controls here, each with the
+    /// events a person's change fires, so the page's scripts see it. A
+    /// control not found here is passed over.
+    pub(crate) async fn restore_form(&mut self, changes: &[(String, FormChange)]) {
+        for (selector, change) in changes {
+            let Ok(Some(node)) = self.find(selector).await else { continue };
+            let (set, value) = match change {
+                FormChange::Value(v) => ("this.value = v; fire(this);", v.clone().into()),
+                FormChange::Checked(on) => ("this.checked = v; fire(this);", (*on).into()),
+                FormChange::Selected(on) => ("this.selected = v; const s = this.closest('select'); if (s) fire(s);", (*on).into()),
+            };
+            let function = format!(
+                "function(v) {{ const fire = e => {{ e.dispatchEvent(new Event('input', {{bubbles: true}})); \
+                 e.dispatchEvent(new Event('change', {{bubbles: true}})); }}; {set} }}"
+            );
+            let _ = self.call_on(node, &function, vec![value]).await;
         }
     }
 

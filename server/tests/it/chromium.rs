@@ -75,8 +75,9 @@ const PROFILE: &str = r#"<!doctype html><title>Profile</title>
 const WIDGET: &str = r#"<!doctype html><title>Notes</title><main><h1>Notes</h1>
 <p>Write a note below and press Count to see what you wrote, counted by the page itself.</p>
 <p>Notes stay on this page only; nothing is sent anywhere, and reloading the page forgets them.</p>
-<label>Note <input name="n"></label>
-<button type="button" onclick="document.getElementById('c').textContent = 'Clicked: ' + document.querySelector('input').value">Count</button>
+<label>Note <input name="n"></label> <label><input type="checkbox" id="urgent"> Urgent</label>
+<label>Colour <select id="colour"><option>Red</option><option>Blue</option></select></label>
+<button type="button" onclick="document.getElementById('c').textContent = 'Clicked: ' + [document.querySelector('input').value, document.getElementById('urgent').checked ? 'urgent' : 'not urgent', document.getElementById('colour').value].join(', ')">Count</button>
 <p id="c">Not clicked</p></main><script>/* the page's script */</script>"#;
 
 /// Every kind of step, each leaving a trace the page shows.
@@ -304,17 +305,21 @@ async fn a_script_only_control_moves_the_tab(auto: &AutoBackend, site: &Server) 
     let out = call(&mut s, "navigate", json!({"url": site.url("/widget").as_str()})).await;
     assert_eq!(engine(&out), "static", "{}", out.text);
     let note = ref_named(&out, "textbox", "Note");
+    let urgent = ref_named(&out, "checkbox", "Urgent");
+    let colour = ref_named(&out, "combobox", "Colour");
     let out = call(&mut s, "act", json!({"steps": [
         {"do": "type", "ref": note, "text": "hello"},
+        {"do": "check", "ref": urgent},
+        {"do": "select", "ref": colour, "values": ["Blue"]},
         {"do": "click", "text": "Count"}
     ]}))
     .await;
     let text = ok(&out);
     assert_eq!(engine(&out), "chromium", "{text}");
     assert!(text.contains("⚠ that control needs scripts: switched to Chromium"), "{text}");
-    // What was typed on the static path was carried over, and the click ran
-    // the page's script.
-    assert!(text.contains("Clicked: hello"), "{text}");
+    // What was typed, checked and selected on the static path was carried
+    // over, and the click ran the page's script.
+    assert!(text.contains("Clicked: hello, urgent, Blue"), "{text}");
 }
 
 async fn every_step_works_through_cdp(always: &AutoBackend, site: &Server) {
@@ -444,7 +449,24 @@ async fn a_screenshot_marks_the_refs_in_view_and_covers_secrets(auto: &AutoBacke
         assert!(w < 400 && h < 100, "{w}x{h}");
         let centre = img.get_pixel(w / 2, h / 2).0;
         assert!(centre.iter().all(|&c| c < 90), "the password field shows through: {centre:?}");
+
+        // What was typed shows in the picture, on either engine (a static
+        // tab is drawn by a fresh Chromium load, given the typed values).
+        let email = ref_named(&out, "textbox", "Email");
+        let before = dark_pixels(&call(&mut s, "screenshot", json!({"ref": email})).await);
+        ok(&call(&mut s, "act", json!({"steps": [{"do": "type", "ref": email, "text": "WWWWWWWWWWWW"}]})).await);
+        let after = call(&mut s, "screenshot", json!({"ref": email})).await;
+        assert_eq!(engine(&after), if std::ptr::eq(backend, auto) { "static" } else { "chromium" }, "{}", after.text);
+        let after = dark_pixels(&after);
+        assert!(after > before + 100, "the typed text is not in the picture: {before} dark pixels before typing, {after} after");
     }
+}
+
+/// The pixels of a screenshot that are close to black (text, covers).
+fn dark_pixels(shot: &ToolOutput) -> usize {
+    let picture = shot.image.as_deref().unwrap_or_else(|| panic!("no picture: {}", shot.text));
+    let img = image::load_from_memory(picture).unwrap_or_else(|e| panic!("not a picture: {e}")).to_rgb8();
+    img.pixels().filter(|p| p.0.iter().all(|&c| c < 100)).count()
 }
 
 /// `observe` with `image`: the picture, the tree and the elements of one
