@@ -103,7 +103,7 @@ async def main() -> None:
 
     pages = corpus_pages(root, args.tabs, args.pick)
     base = serve(pages)
-    params = StdioServerParameters(command=args.whittle, args=["mcp"])
+    params = StdioServerParameters(command=args.whittle, args=["mcp", "--allow-private"])
     async with stdio_client(params) as (read, write):
         async with ClientSession(read, write) as session:
             await session.initialize()

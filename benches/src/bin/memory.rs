@@ -5,7 +5,7 @@
 //! the kernel counts instead. Each page is measured in a child process of
 //! this binary (`--one PATH` or `--generate KIND SIZE`): the child warms up
 //! (a small snapshot, so code pages and the lazily built tables — the UA
-//! sheet, tiktoken's o200k tables, ~46 MB — are resident already), loads
+//! sheet, o200k's split pattern — are resident already), loads
 //! the page, resets the peak (`5` into `/proc/self/clear_refs`), reads
 //! `VmRSS`, snapshots, and reads `VmHWM`. Peak minus start is the memory
 //! the snapshot took while it ran, its outputs included. Memory the

@@ -112,8 +112,8 @@ fn main() {
             std::process::exit(2);
         }
     };
-    // The first exact token count loads tiktoken's tables (a one-time
-    // cost the fold stage would otherwise pay inside its first run).
+    // The first exact token count compiles o200k's split pattern (a
+    // one-time cost the fold stage would otherwise pay inside its first run).
     whittle_engine::fold::tokens::exact_count("warm up");
     let mut flagged = Vec::new();
     for &kind in &args.kinds {

@@ -106,7 +106,7 @@ async fn run(pages: Vec<whittle_benches::Page>, runs: usize) {
     let tab = CdpPage::open(offline_chromium(), &context).await.expect("a Chromium tab");
     let mut ours = StaticPage::new(fetcher, Viewport::default());
     let mut refs = RefTable::new();
-    // Untimed: tiktoken's tables, Chromium's first navigation of the tab,
+    // Untimed: o200k's split pattern, Chromium's first navigation of the tab,
     // the fetcher's first connection.
     whittle_engine::fold::tokens::exact_count("warm up");
     let first = Url::parse(&format!("http://{addr}/0")).expect("a URL");

@@ -102,7 +102,9 @@ pub fn snapshot_check(data: &[u8]) -> Result<(), String> {
     if let Some(budget) = options.fold.budget {
         let limit = budget.max(MIN_BUDGET);
         let text = a.observation.text();
-        let tokens = whittle_engine::fold::tokens::exact_count(&text);
+        // tiktoken-rs itself, not the engine's own o200k counter: the check
+        // stays independent of what it checks.
+        let tokens = tiktoken_rs::o200k_base_singleton().encode_ordinary(&text).len() as u64;
         if tokens > u64::from(limit) {
             return Err(format!("{tokens} tokens, over the budget of {limit} ({:?}):\n{text}", options.fold.mode));
         }

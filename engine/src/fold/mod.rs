@@ -39,6 +39,7 @@
 //! `budget: None` (`--no-fold`) turns folding and the budget off: every
 //! line of the mode is kept.
 
+mod o200k;
 pub mod signature;
 pub mod tokens;
 

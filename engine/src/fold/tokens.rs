@@ -1,9 +1,8 @@
 //! How many o200k_base tokens a line costs: a fast estimate for text in
 //! the Latin alphabet, tiktoken's exact count for the rest.
 //!
-//! Counting every line with the real tokenizer (tiktoken's BPE) would cost
-//! more than the rest of the fold stage, and loading its tables takes about
-//! 100 ms. For lines in ASCII with at most a few other letters (nearly
+//! Counting every line with the real tokenizer (o200k's byte-pair merges)
+//! would cost more than the rest of the fold stage. For lines in ASCII with at most a few other letters (nearly
 //! every line of an English page), this module imitates o200k's
 //! pre-tokenizer (words with one leading space or mark, runs of up to three
 //! digits, runs of punctuation with the newline after them, runs of
@@ -13,8 +12,8 @@
 //! Other scripts tokenize too unevenly to estimate (o200k spends 0.6 tokens
 //! on a common Chinese character, 2 on a rare one; Czech words cost twice
 //! English ones): a line with more than [`EXACT_ABOVE`] non-ASCII letters is
-//! counted by tiktoken, whose tables are loaded once, on the first such
-//! line, and shared by every later call.
+//! counted exactly, as tiktoken counts it, by [`super::o200k`] from a
+//! vocabulary embedded at build time (no tables built at run time).
 //!
 //! The fold stage keeps a margin ([`super::MARGIN_PERCENT`]) below the
 //! budget; the tests check the estimate against tiktoken on real outputs
@@ -24,7 +23,7 @@
 //! Prices are in hundredths of a token; a line's estimate is rounded to
 //! the nearest token.
 
-use std::sync::OnceLock;
+use super::o200k::O200k;
 
 /// Lines with more non-ASCII letters or symbols than this are counted
 /// exactly.
@@ -127,18 +126,17 @@ fn other_letters(text: &str) -> usize {
     n
 }
 
-/// tiktoken's o200k_base, loaded on first use; `None` if its embedded
-/// tables failed to load (then the estimate is used throughout).
-fn exact() -> Option<&'static tiktoken_rs::CoreBPE> {
-    static BPE: OnceLock<Option<tiktoken_rs::CoreBPE>> = OnceLock::new();
-    BPE.get_or_init(|| tiktoken_rs::o200k_base().ok()).as_ref()
+/// o200k_base's exact counter (the table `build.rs` embeds); `None` if it
+/// failed to load (then the estimate is used throughout).
+fn exact() -> Option<&'static O200k> {
+    O200k::get()
 }
 
-/// tiktoken's count of a whole text (the estimate if its tables did not
-/// load).
+/// tiktoken's count of a whole text, o200k_base without special tokens
+/// (the estimate if the table did not load).
 pub fn exact_count(text: &str) -> u64 {
     match exact() {
-        Some(bpe) => bpe.encode_ordinary(text).len() as u64,
+        Some(bpe) => bpe.count(text) as u64,
         None => text.lines().map(|l| u64::from(line_cost(0, l))).sum(),
     }
 }
@@ -148,7 +146,7 @@ pub fn estimate(text: &str) -> u32 {
     if other_letters(text) > EXACT_ABOVE
         && let Some(bpe) = exact()
     {
-        return u32::try_from(bpe.encode_ordinary(text).len()).unwrap_or(u32::MAX);
+        return u32::try_from(bpe.count(text)).unwrap_or(u32::MAX);
     }
     (hundredths(text) + 50) / 100
 }
@@ -163,7 +161,7 @@ pub fn exact_line_cost(indent: usize, text: &str) -> u32 {
     line.extend(std::iter::repeat_n(' ', indent));
     line.push_str(text);
     line.push('\n');
-    u32::try_from(bpe.encode_ordinary(&line).len()).unwrap_or(u32::MAX)
+    u32::try_from(bpe.count(&line)).unwrap_or(u32::MAX)
 }
 
 /// Tokens of one observation line: its indentation (`indent` spaces), its

@@ -1,0 +1,224 @@
+//! Exact o200k_base token counts from a table embedded at build time.
+//!
+//! tiktoken-rs builds four copies of the 200,000-token vocabulary on first
+//! use (~46 MB and ~0.14 s), which dominated a short `whittle snapshot`
+//! and the MCP server's memory. Counting needs only the vocabulary:
+//! `build.rs` writes it once as one blob (offsets by rank, ranks sorted by
+//! bytes, the bytes; ~3 MB, read in place), and this module splits text
+//! with o200k's own pattern (tiktoken-rs's `O200K_BASE_PAT_STR`, through
+//! `fancy-regex` as tiktoken-rs does) and merges each piece by rank.
+//! Tests check the counts equal tiktoken-rs's.
+
+use std::cell::OnceCell;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::sync::OnceLock;
+
+static TABLE: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/o200k.bin"));
+
+/// The vocabulary as laid out by `build.rs`.
+#[derive(Debug)]
+pub(crate) struct O200k {
+    /// `n + 1` little-endian offsets into `bytes`, by rank.
+    offsets: &'static [u8],
+    /// Ranks of ordinary tokens sorted by their bytes.
+    sorted: &'static [u8],
+    bytes: &'static [u8],
+    pattern: fancy_regex::Regex,
+}
+
+fn u32_at(s: &[u8], i: usize) -> u32 {
+    s.get(4 * i..4 * i + 4).map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+}
+
+impl O200k {
+    /// The embedded vocabulary; `None` if the table or the pattern is
+    /// unusable (callers then estimate).
+    pub(crate) fn get() -> Option<&'static O200k> {
+        static VOCAB: OnceLock<Option<O200k>> = OnceLock::new();
+        VOCAB.get_or_init(O200k::load).as_ref()
+    }
+
+    fn load() -> Option<O200k> {
+        let n = u32_at(TABLE, 0) as usize;
+        let offsets = TABLE.get(4..4 * (n + 2))?;
+        let m = u32_at(TABLE, n + 2) as usize;
+        let sorted = TABLE.get(4 * (n + 3)..4 * (n + 3 + m))?;
+        let bytes = TABLE.get(4 * (n + 3 + m)..)?;
+        if u32_at(offsets, n) as usize != bytes.len() || m == 0 {
+            return None;
+        }
+        let pattern = fancy_regex::Regex::new(tiktoken_rs::O200K_BASE_PAT_STR).ok()?;
+        Some(O200k { offsets, sorted, bytes, pattern })
+    }
+
+    fn token(&self, rank: u32) -> &'static [u8] {
+        let (start, end) = (u32_at(self.offsets, rank as usize) as usize, u32_at(self.offsets, rank as usize + 1) as usize);
+        self.bytes.get(start..end).unwrap_or_default()
+    }
+
+    /// The rank of the token spelled `piece`, if there is one.
+    fn rank(&self, piece: &[u8]) -> Option<u32> {
+        let (mut lo, mut hi) = (0, self.sorted.len() / 4);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            let rank = u32_at(self.sorted, mid);
+            match self.token(rank).cmp(piece) {
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+                std::cmp::Ordering::Equal => return Some(rank),
+            }
+        }
+        None
+    }
+
+    /// Tokens of `text` encoded without special tokens, as tiktoken's
+    /// `encode_ordinary(text).len()`.
+    pub(crate) fn count(&self, text: &str) -> usize {
+        thread_local! {
+            /// This thread's copy of the pattern: threads sharing one wait
+            /// on its scratch space (`research` counts on every core).
+            static PATTERN: OnceCell<fancy_regex::Regex> = const { OnceCell::new() };
+        }
+        PATTERN.with(|cell| self.count_with(cell.get_or_init(|| self.pattern.clone()), text))
+    }
+
+    fn count_with(&self, pattern: &fancy_regex::Regex, text: &str) -> usize {
+        let mut n = 0;
+        let mut at = 0;
+        while at < text.len() {
+            match pattern.find_from_pos(text, at) {
+                Ok(Some(m)) if m.end() > at => {
+                    n += self.piece_count(m.as_str().as_bytes());
+                    at = m.end();
+                }
+                // The pattern ends in `\s+` and matches every character
+                // class, so this is not reached; if the backtracking limit
+                // ever stops it, the rest is priced one token per byte.
+                _ => return n + text.len() - at,
+            }
+        }
+        n
+    }
+
+    /// Byte-pair merging of one piece: start from its bytes, and merge the
+    /// adjacent pair whose joined bytes have the lowest rank (the leftmost
+    /// on a tie) until no pair is a token. Candidate pairs wait in a heap
+    /// (stale ones are skipped when popped), so a long piece costs
+    /// O(n log n), not O(n²).
+    fn piece_count(&self, piece: &[u8]) -> usize {
+        let n = piece.len();
+        if n <= 1 || self.rank(piece).is_some() {
+            return n.min(1);
+        }
+        // Parts are named by their first byte: `next[s]` is where the part
+        // at `s` ends, `prev[s]` where the one before it starts.
+        let mut next: Vec<usize> = (1..=n).collect();
+        let mut prev: Vec<usize> = (0..n).map(|i| i.wrapping_sub(1)).collect();
+        let mut alive = vec![true; n];
+        let mut heap = BinaryHeap::with_capacity(n);
+        let offer = |heap: &mut BinaryHeap<Reverse<(u32, usize, usize)>>, start: usize, end: usize| {
+            if let Some(rank) = self.rank(&piece[start..end]) {
+                heap.push(Reverse((rank, start, end)));
+            }
+        };
+        for i in 0..n - 1 {
+            offer(&mut heap, i, i + 2);
+        }
+        let mut parts = n;
+        while let Some(Reverse((_, start, end))) = heap.pop() {
+            // Still two parts from `start` to `end`?
+            let mid = next[start];
+            if !alive[start] || mid >= n || next[mid] != end {
+                continue;
+            }
+            alive[mid] = false;
+            next[start] = end;
+            if end < n {
+                prev[end] = start;
+                offer(&mut heap, start, next[end]);
+            }
+            if let Some(&before) = prev.get(start) && before < n {
+                offer(&mut heap, before, end);
+            }
+            parts -= 1;
+        }
+        parts
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// tiktoken-rs's own o200k_base, loaded once for all the tests.
+    fn tiktoken() -> &'static tiktoken_rs::CoreBPE {
+        static BPE: OnceLock<tiktoken_rs::CoreBPE> = OnceLock::new();
+        BPE.get_or_init(|| tiktoken_rs::o200k_base().unwrap_or_else(|e| panic!("tiktoken-rs: {e}")))
+    }
+
+    #[test]
+    fn the_table_holds_every_ordinary_token() {
+        let ours = O200k::get().unwrap_or_else(|| panic!("the embedded table does not load"));
+        let bpe = tiktoken();
+        for rank in (0..200_000).step_by(997) {
+            let bytes = bpe.decode_bytes(&[rank]).unwrap_or_default();
+            assert_eq!(ours.token(rank), &bytes[..], "rank {rank}");
+            assert_eq!(ours.rank(&bytes), Some(rank), "rank {rank}");
+        }
+        assert_eq!(ours.rank(b"<|endoftext|>"), None, "special tokens are not ordinary");
+    }
+
+    #[test]
+    fn counts_equal_tiktoken() {
+        let ours = O200k::get().unwrap_or_else(|| panic!("the embedded table does not load"));
+        let bpe = tiktoken();
+        let mut texts: Vec<String> = [
+            "",
+            " ",
+            "\n\n\n",
+            "Hello, world!",
+            "[12] link \"Home\" → /about",
+            "東京都の天気予報、明日は晴れ",
+            "Привет мир, как дела?",
+            "Aktualizováno před 21 minutami, řekl",
+            "مرحبا بالعالم",
+            "🚅🥈👍🏽 emoji and ZWJ 👨‍👩‍👧",
+            "”””””””””””””””””””””””””””””””””””",
+            "&&&&&&&&&&&&&&&&&&&&&&&&&&&&&&&&&&&&&&&&&&&&&",
+            "€€€€€€€€€€€€€€€€€€€€€€€€€€€€€€€€€€€€€€€€",
+            "ÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿ",
+            "supercalifragilisticexpialidocious antidisestablishmentarianism",
+            "   indented\tline  with   spaces   \n  and more  ",
+            "I'm sure they'll say it's what we'd've done. DON'T",
+            "1234567890 3.14159 -42 1e10 0xFFEE",
+            "<|endoftext|> is text here",
+            "a\u{0}b\u{7f}c\u{200b}d\u{feff}e",
+        ]
+        .iter()
+        .map(|s| (*s).to_owned())
+        .collect();
+        texts.push("漢".repeat(300));
+        texts.push("ab".repeat(500));
+        texts.push("a".repeat(5000));
+        texts.push("x".repeat(333) + &"🙂".repeat(200) + &"ё".repeat(700));
+        texts.push(" \n".repeat(50));
+        for dir in [whittle_corpus::fixtures_dir(), whittle_corpus::workspace_dir().join("corpus/hostile")] {
+            for page in whittle_corpus::html_files_under(&dir, &[]) {
+                texts.push(String::from_utf8_lossy(&std::fs::read(&page).unwrap_or_default()).into_owned());
+            }
+        }
+        for text in &texts {
+            let short: String = text.chars().take(60).collect();
+            assert_eq!(ours.count(text), bpe.encode_ordinary(text).len(), "{short:?}");
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_text_counts_as_tiktoken_counts(text in "[a-zA-Z0-9 ',.!?&”€漢ёé🙂\n\t-]{0,120}|\\PC{0,60}") {
+            let ours = O200k::get().unwrap_or_else(|| panic!("the embedded table does not load"));
+            proptest::prop_assert_eq!(ours.count(&text), tiktoken().encode_ordinary(&text).len());
+        }
+    }
+}
