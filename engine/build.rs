@@ -4,10 +4,9 @@
 //! (tiktoken-rs's take ~46 MB and ~0.14 s on first use).
 //!
 //! Layout, all integers little-endian `u32`:
-//! `n` · `n + 1` offsets into the bytes, by rank · `m` · the `m` ranks
-//! of ordinary tokens sorted by their bytes · the token bytes, rank after
-//! rank. A rank with no ordinary token (a special token's) has an empty
-//! span and is not in the sorted list.
+//! `n` · `n + 1` offsets into the bytes, by rank · the token bytes, rank
+//! after rank. A rank with no ordinary token (a special token's) has an
+//! empty span.
 
 use std::path::PathBuf;
 
@@ -24,11 +23,9 @@ fn main() {
         let bytes = bpe.decode_bytes(&[rank]).unwrap_or_default();
         tokens.push(if specials.contains(&bytes) { Vec::new() } else { bytes });
     }
-    let mut sorted: Vec<u32> = (0..RANKS).filter(|&r| !tokens[r as usize].is_empty()).collect();
-    sorted.sort_by(|&a, &b| tokens[a as usize].cmp(&tokens[b as usize]));
 
     let total: usize = tokens.iter().map(Vec::len).sum();
-    let mut out = Vec::with_capacity(4 * (2 + 2 * tokens.len()) + total);
+    let mut out = Vec::with_capacity(4 * (2 + tokens.len()) + total);
     let put = |out: &mut Vec<u8>, v: u32| out.extend_from_slice(&v.to_le_bytes());
     put(&mut out, RANKS);
     let mut at = 0u32;
@@ -36,10 +33,6 @@ fn main() {
     for t in &tokens {
         at += u32::try_from(t.len()).expect("short tokens");
         put(&mut out, at);
-    }
-    put(&mut out, u32::try_from(sorted.len()).expect("fewer than 2^32 tokens"));
-    for &r in &sorted {
-        put(&mut out, r);
     }
     for t in &tokens {
         out.extend_from_slice(t);
