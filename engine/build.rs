@@ -1,7 +1,7 @@
 //! Writes o200k_base's vocabulary, taken from the `tiktoken-rs` crate at
 //! build time, as one compact table the engine embeds
-//! (`fold::o200k`): counting tokens then needs no tables built at run time
-//! (tiktoken-rs's take ~46 MB and ~0.14 s on first use).
+//! (`fold::o200k`): counting tokens then needs only a small index built at
+//! run time (tiktoken-rs's tables take ~46 MB and ~0.14 s on first use).
 //!
 //! Layout, all integers little-endian `u32`:
 //! `n` · `n + 1` offsets into the bytes, by rank · the token bytes, rank

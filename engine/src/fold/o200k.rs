@@ -5,8 +5,7 @@
 //! and the MCP server's memory. Counting needs only the vocabulary:
 //! `build.rs` writes it once as one blob (offsets by rank, the bytes;
 //! ~2.2 MB, read in place), a 2 MB hash index over it is built on first
-//! use (~5 ms), and this module splits text
-//! with o200k's own pattern (tiktoken-rs's `O200K_BASE_PAT_STR`, through
+//! use (5–15 ms), and this module splits text with o200k's own pattern (tiktoken-rs's `O200K_BASE_PAT_STR`, through
 //! `fancy-regex` as tiktoken-rs does) and merges each piece by rank.
 //! Tests check the counts equal tiktoken-rs's.
 
