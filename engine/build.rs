@@ -1,12 +1,15 @@
 //! Writes o200k_base's vocabulary, taken from the `tiktoken-rs` crate at
 //! build time, as one compact table the engine embeds
-//! (`fold::o200k`): counting tokens then needs only a small index built at
-//! run time (tiktoken-rs's tables take ~46 MB and ~0.14 s on first use).
+//! (`fold::o200k`): counting tokens then builds nothing at run time but
+//! the split pattern (tiktoken-rs's tables take ~46 MB and ~0.14 s on
+//! first use).
 //!
 //! Layout, all integers little-endian `u32`:
-//! `n` · `n + 1` offsets into the bytes, by rank · the token bytes, rank
+//! `n` · `n + 1` offsets into the bytes, by rank · `s` · the `s` slots of
+//! an open-addressing index (by `hash` of a token's bytes: rank + 1, 0 for
+//! an empty slot; a power of two, under 40% full) · the token bytes, rank
 //! after rank. A rank with no ordinary token (a special token's) has an
-//! empty span.
+//! empty span and no slot.
 
 use std::path::PathBuf;
 
@@ -16,6 +19,7 @@ const RANKS: u32 = 200_000;
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
+    println!("cargo:rerun-if-changed=src/fold/o200k_hash.rs");
     let bpe = tiktoken_rs::o200k_base().expect("tiktoken-rs's o200k_base loads");
     let specials: Vec<Vec<u8>> = bpe.special_tokens().iter().map(|s| s.as_bytes().to_vec()).collect();
     let mut tokens: Vec<Vec<u8>> = Vec::with_capacity(RANKS as usize);
@@ -25,7 +29,7 @@ fn main() {
     }
 
     let total: usize = tokens.iter().map(Vec::len).sum();
-    let mut out = Vec::with_capacity(4 * (2 + tokens.len()) + total);
+    let mut out = Vec::with_capacity(4 * (3 + 4 * tokens.len()) + total);
     let put = |out: &mut Vec<u8>, v: u32| out.extend_from_slice(&v.to_le_bytes());
     put(&mut out, RANKS);
     let mut at = 0u32;
@@ -34,9 +38,27 @@ fn main() {
         at += u32::try_from(t.len()).expect("short tokens");
         put(&mut out, at);
     }
+    let mut slots = vec![0u32; (tokens.len() * 5 / 2).next_power_of_two()];
+    let mask = slots.len() - 1;
+    for (rank, t) in (1u32..).zip(&tokens) {
+        if t.is_empty() {
+            continue;
+        }
+        let mut slot = hash(t) & mask;
+        while slots[slot] != 0 {
+            slot = (slot + 1) & mask;
+        }
+        slots[slot] = rank;
+    }
+    put(&mut out, u32::try_from(slots.len()).expect("fewer than 2^32 slots"));
+    for &s in &slots {
+        put(&mut out, s);
+    }
     for t in &tokens {
         out.extend_from_slice(t);
     }
     let path = PathBuf::from(std::env::var_os("OUT_DIR").expect("OUT_DIR")).join("o200k.bin");
     std::fs::write(&path, out).expect("writes o200k.bin");
 }
+
+include!("src/fold/o200k_hash.rs");

@@ -3,9 +3,9 @@
 //! tiktoken-rs builds four copies of the 200,000-token vocabulary on first
 //! use (~46 MB and ~0.14 s), which dominated a short `whittle snapshot`
 //! and the MCP server's memory. Counting needs only the vocabulary:
-//! `build.rs` writes it once as one blob (offsets by rank, the bytes;
-//! ~2.2 MB, read in place), a 2 MB hash index over it is built on first
-//! use (5–15 ms), and this module splits text with o200k's own pattern (tiktoken-rs's `O200K_BASE_PAT_STR`, through
+//! `build.rs` writes it once as one blob (offsets by rank, a hash index,
+//! the bytes; 4.2 MB, read in place), and this module splits text with
+//! o200k's own pattern (tiktoken-rs's `O200K_BASE_PAT_STR`, through
 //! `fancy-regex` as tiktoken-rs does) and merges each piece by rank.
 //! Tests check the counts equal tiktoken-rs's.
 
@@ -21,10 +21,10 @@ static TABLE: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/o200k.bin"));
 pub(crate) struct O200k {
     /// `n + 1` little-endian offsets into `bytes`, by rank.
     offsets: &'static [u8],
-    bytes: &'static [u8],
     /// Open addressing by [`hash`] of a token's bytes: its rank + 1, or 0
     /// for an empty slot; a power of two, under 40% full.
-    index: Vec<u32>,
+    slots: &'static [u8],
+    bytes: &'static [u8],
     pattern: fancy_regex::Regex,
 }
 
@@ -43,25 +43,14 @@ impl O200k {
     fn load() -> Option<O200k> {
         let n = u32_at(TABLE, 0) as usize;
         let offsets = TABLE.get(4..4 * (n + 2))?;
-        let bytes = TABLE.get(4 * (n + 2)..)?;
-        if n == 0 || u32_at(offsets, n) as usize != bytes.len() {
+        let s = u32_at(TABLE, n + 2) as usize;
+        let slots = TABLE.get(4 * (n + 3)..4 * (n + 3 + s))?;
+        let bytes = TABLE.get(4 * (n + 3 + s)..)?;
+        if n == 0 || !s.is_power_of_two() || s <= n || u32_at(offsets, n) as usize != bytes.len() {
             return None;
         }
         let pattern = fancy_regex::Regex::new(tiktoken_rs::O200K_BASE_PAT_STR).ok()?;
-        let mut vocab = O200k { offsets, bytes, index: vec![0; (n * 5 / 2).next_power_of_two()], pattern };
-        let mask = vocab.index.len() - 1;
-        for rank in 0..n as u32 {
-            let token = vocab.token(rank);
-            if token.is_empty() {
-                continue;
-            }
-            let mut slot = hash(token) & mask;
-            while vocab.index[slot] != 0 {
-                slot = (slot + 1) & mask;
-            }
-            vocab.index[slot] = rank + 1;
-        }
-        Some(vocab)
+        Some(O200k { offsets, slots, bytes, pattern })
     }
 
     fn token(&self, rank: u32) -> &'static [u8] {
@@ -71,10 +60,10 @@ impl O200k {
 
     /// The rank of the token spelled `piece`, if there is one.
     fn rank(&self, piece: &[u8]) -> Option<u32> {
-        let mask = self.index.len() - 1;
+        let mask = self.slots.len() / 4 - 1;
         let mut slot = hash(piece) & mask;
         loop {
-            let entry = self.index[slot];
+            let entry = u32_at(self.slots, slot);
             if entry == 0 {
                 return None;
             }
@@ -160,14 +149,7 @@ impl O200k {
     }
 }
 
-/// FNV-1a over the bytes, folded to a slot number.
-fn hash(bytes: &[u8]) -> usize {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in bytes {
-        h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
-    }
-    (h ^ (h >> 29)) as usize
-}
+include!("o200k_hash.rs");
 
 #[cfg(test)]
 mod tests {

@@ -2,8 +2,9 @@
 //! the Latin alphabet, tiktoken's exact count for the rest.
 //!
 //! Counting every line with the real tokenizer (o200k's byte-pair merges)
-//! would cost more than the rest of the fold stage. For lines in ASCII with at most a few other letters (nearly
-//! every line of an English page), this module imitates o200k's
+//! would cost more than the rest of the fold stage. For lines in ASCII with
+//! at most a few other letters (nearly every line of an English page), this
+//! module imitates o200k's
 //! pre-tokenizer (words with one leading space or mark, runs of up to three
 //! digits, runs of punctuation with the newline after them, runs of
 //! spaces) in one pass over the characters, and prices each piece from
@@ -13,7 +14,8 @@
 //! on a common Chinese character, 2 on a rare one; Czech words cost twice
 //! English ones): a line with more than [`EXACT_ABOVE`] non-ASCII letters is
 //! counted exactly, as tiktoken counts it, by [`super::o200k`] from a
-//! vocabulary embedded at build time (no tables built at run time).
+//! vocabulary embedded at build time; its `None` (a table that did not
+//! load) means the estimate is used throughout.
 //!
 //! The fold stage keeps a margin ([`super::MARGIN_PERCENT`]) below the
 //! budget; the tests check the estimate against tiktoken on real outputs
@@ -126,16 +128,10 @@ fn other_letters(text: &str) -> usize {
     n
 }
 
-/// o200k_base's exact counter (the table `build.rs` embeds); `None` if it
-/// failed to load (then the estimate is used throughout).
-fn exact() -> Option<&'static O200k> {
-    O200k::get()
-}
-
 /// tiktoken's count of a whole text, o200k_base without special tokens
 /// (the estimate if the table did not load).
 pub fn exact_count(text: &str) -> u64 {
-    match exact() {
+    match O200k::get() {
         Some(bpe) => bpe.count(text) as u64,
         None => text.lines().map(|l| u64::from(line_cost(0, l))).sum(),
     }
@@ -144,7 +140,7 @@ pub fn exact_count(text: &str) -> u64 {
 /// Tokens of `text` (no newline counted).
 pub fn estimate(text: &str) -> u32 {
     if other_letters(text) > EXACT_ABOVE
-        && let Some(bpe) = exact()
+        && let Some(bpe) = O200k::get()
     {
         return u32::try_from(bpe.count(text)).unwrap_or(u32::MAX);
     }
@@ -156,7 +152,7 @@ pub fn estimate(text: &str) -> u32 {
 /// header, from its title), where a misjudged run would be paid on every
 /// view.
 pub fn exact_line_cost(indent: usize, text: &str) -> u32 {
-    let Some(bpe) = exact() else { return line_cost(indent, text) };
+    let Some(bpe) = O200k::get() else { return line_cost(indent, text) };
     let mut line = String::with_capacity(indent + text.len() + 1);
     line.extend(std::iter::repeat_n(' ', indent));
     line.push_str(text);
@@ -167,7 +163,7 @@ pub fn exact_line_cost(indent: usize, text: &str) -> u32 {
 /// Tokens of one observation line: its indentation (`indent` spaces), its
 /// text and the newline after it.
 pub fn line_cost(indent: usize, text: &str) -> u32 {
-    if other_letters(text) > EXACT_ABOVE && exact().is_some() {
+    if other_letters(text) > EXACT_ABOVE && O200k::get().is_some() {
         return exact_line_cost(indent, text);
     }
     let mut h = hundredths(text);
