@@ -97,8 +97,8 @@ pub use act::{
 pub use capture::{Capture, CapturedKind, CapturedNode, Captured, from_capture};
 pub use diag::{Diagnostic, Stage};
 pub use diff::{Diff, DiffChoice, diff, diff_or_full};
-pub use digest::{Digest, DigestOptions, MainContent, PageMeta, digest, main_content, needs_scripts, result_links};
-pub use dom::{Attr, ChosenFile, DocumentBuilder, Markup, Document, DocumentId, Edge, Element, FormState, MutationError, NodeData, NodeId};
+pub use digest::{Digest, DigestOptions, MainContent, PageMeta, ScriptNeed, digest, main_content, needs_scripts, result_links, script_need};
+pub use dom::{Attr, ChosenFile, DocumentBuilder, Markup, Document, DocumentId, Edge, Element, FormState, MutationError, NodeData, NodeId, PlaceMap, Places};
 pub use extract::{ExtractError, ExtractKind, Extracted, extract};
 pub use find::{FindError, Found, find};
 pub use fold::{FoldOptions, Folded, Mode, fold};
@@ -107,7 +107,7 @@ pub use parse::{ParseOptions, parse, parse_str};
 pub use render::{Envelope, LineStyle, Observation, RenderOptions, compact_url, render};
 pub use semantics::{AxNode, Semantics, compute_semantics};
 pub use style::{
-    COMPUTED_PROPERTIES, CascadeOptions, ComputedStyle, Selector, SelectorError, Styles, StylesheetText, Viewport, cascade, linked_stylesheet_urls,
+    COMPUTED_PROPERTIES, CascadeOptions, ComputedStyle, Selector, SelectorError, Styles, StylesheetText, Veil, Viewport, cascade, linked_stylesheet_urls,
 };
 pub use text::collapse_whitespace;
 pub use tree::{AxTree, RefTable, build_tree};

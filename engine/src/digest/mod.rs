@@ -57,7 +57,8 @@ const MAX_LINE_CHARS: usize = 300;
 const MAX_TITLE_CHARS: usize = 120;
 /// A sentence ends at `. `, `? ` or `! ` once it has this many chars.
 const MIN_SENTENCE_CHARS: usize = 40;
-/// Below this many chars of visible text, a page with scripts is a shell.
+/// Below this many chars of visible text, a page with scripts and nothing
+/// of meaning to show (see [`Scan::meaningful`]) is a shell.
 const SHELL_TEXT_CHARS: usize = 100;
 /// A page whose main content has this many bytes of text or more is never
 /// taken for a shell.
@@ -234,29 +235,49 @@ fn first_sentence(text: &str) -> &str {
     text
 }
 
-/// Whether the page looks like a shell that scripts fill: it has scripts,
-/// its main content is thin, and it has almost no text, an empty app root
-/// (`#root`, `#__next`, `#app`, `#__nuxt`) or a `<noscript>` asking for
-/// JavaScript. What the static path shows of such a page is not what a
-/// person sees; the server takes it to Chromium when it can.
+/// Why what the static path shows of a page is not what a person sees.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScriptNeed {
+    /// A shell that scripts fill: the page has scripts, its main content is
+    /// thin, and it has almost no text, an empty app root (`#root`,
+    /// `#__next`, `#app`, `#__nuxt`) or a `<noscript>` asking for
+    /// JavaScript.
+    Shell,
+    /// Its own stylesheet hides the whole page until its script shows it
+    /// (a [`Veil`](crate::style::Veil), which the cascade set aside: the
+    /// static view shows the page, but only a script decides what stays).
+    Veil,
+}
+
+/// Whether the page needs scripts, and why ([`ScriptNeed`]). The server
+/// asks this of every page it loads and takes the page to Chromium when it
+/// can; without Chromium the page is shown as the static path sees it,
+/// with a notice.
 ///
-/// The server asks this of every page it loads, so the one walk of the
-/// page decides first; the main content is extracted only for the few
-/// pages that walk cannot clear.
-pub fn needs_scripts(doc: &Document, styles: &Styles, sem: &Semantics) -> bool {
+/// The one walk of the page decides first; the main content is extracted
+/// only for the few pages that walk cannot clear.
+pub fn script_need(doc: &Document, styles: &Styles, sem: &Semantics) -> Option<ScriptNeed> {
+    if styles.veil().is_some() {
+        return Some(ScriptNeed::Veil);
+    }
     let scan = scan(doc, styles);
     if !may_be_shell(&scan) {
-        return false;
+        return None;
     }
     let meta = meta::page_meta(doc);
     let content = content::main_content_titled(doc, styles, sem, &meta.title);
-    is_script_shell(&scan, &content)
+    is_script_shell(&scan, &content).then_some(ScriptNeed::Shell)
+}
+
+/// Whether the page needs scripts (see [`script_need`]).
+pub fn needs_scripts(doc: &Document, styles: &Styles, sem: &Semantics) -> bool {
+    script_need(doc, styles, sem).is_some()
 }
 
 /// What the walk alone says: scripts, and almost no text, an empty app
 /// root or a `<noscript>` asking for JavaScript.
 fn may_be_shell(scan: &Scan) -> bool {
-    scan.scripts > 0 && (scan.text_chars < SHELL_TEXT_CHARS || scan.app_root_empty || scan.noscript_asks)
+    scan.scripts > 0 && ((scan.text_chars < SHELL_TEXT_CHARS && scan.meaningful == 0) || scan.app_root_empty || scan.noscript_asks)
 }
 
 fn is_script_shell(scan: &Scan, content: &MainContent) -> bool {
@@ -266,6 +287,24 @@ fn is_script_shell(scan: &Scan, content: &MainContent) -> bool {
     may_be_shell(scan) && content_chars < THIN_CONTENT_BYTES
 }
 
+/// Whether an element means something by itself (see [`Scan::meaningful`]).
+fn is_meaningful(el: &crate::Element) -> bool {
+    use html5ever::local_name as l;
+    if el.has_attr("role") {
+        return true;
+    }
+    match *el.local_name() {
+        l!("a") | l!("area") => el.has_attr("href"),
+        l!("img") => el.attr("alt").is_some_and(|a| !a.trim().is_empty()),
+        l!("input") => el.attr("type").is_none_or(|t| !t.eq_ignore_ascii_case("hidden")),
+        l!("button") | l!("select") | l!("textarea") | l!("h1") | l!("h2") | l!("h3") | l!("h4") | l!("h5") | l!("h6")
+        | l!("nav") | l!("main") | l!("header") | l!("footer") | l!("aside") | l!("article") | l!("form") | l!("ul")
+        | l!("ol") | l!("dl") | l!("table") | l!("details") | l!("dialog") | l!("video") | l!("audio") | l!("iframe")
+        | l!("progress") | l!("meter") => true,
+        _ => false,
+    }
+}
+
 /// What one walk over the page counts.
 #[derive(Default)]
 struct Scan {
@@ -273,6 +312,11 @@ struct Scan {
     forms: usize,
     scripts: usize,
     text_chars: usize,
+    /// Visible elements that mean something by themselves, whatever their
+    /// text: controls, links, headings, landmarks, lists, tables, images
+    /// with a text alternative, elements with a `role`. A page of tests
+    /// with two labelled regions is small; a shell has none of these.
+    meaningful: usize,
     app_root_empty: bool,
     noscript_asks: bool,
     /// The first visible `h1` outside navigation, footer and asides.
@@ -289,6 +333,14 @@ fn scan(doc: &Document, styles: &Styles) -> Scan {
     while let Some(edge) = traverse.next() {
         match edge {
             Edge::Open(id) => match &doc.node(id).data {
+                // An inline SVG or MathML drawing means something by itself.
+                NodeData::Element(el) if !el.is_html_element() && matches!(*el.local_name(), l!("svg") | l!("math")) => {
+                    if !styles.is_display_none(id) {
+                        s.meaningful += 1;
+                    }
+                    traverse.skip_children(id);
+                    continue;
+                }
                 NodeData::Element(el) if el.is_html_element() => {
                     let name = el.local_name();
                     match *name {
@@ -318,6 +370,9 @@ fn scan(doc: &Document, styles: &Styles) -> Scan {
                     }
                     if matches!(*name, l!("nav") | l!("footer") | l!("aside")) {
                         frame += 1;
+                    }
+                    if is_meaningful(el) {
+                        s.meaningful += 1;
                     }
                     match *name {
                         l!("a") if el.has_attr("href") => s.links += 1,

@@ -15,6 +15,7 @@
 mod build;
 mod form_state;
 mod mutate;
+mod places;
 mod sink;
 
 use std::collections::HashMap;
@@ -28,6 +29,7 @@ use crate::diag::Diagnostic;
 pub use form_state::{ChosenFile, FormState};
 pub use build::{DocumentBuilder, Markup};
 pub use mutate::MutationError;
+pub use places::{PlaceMap, Places};
 pub(crate) use sink::{ArenaSink, is_void};
 
 /// The identity of a [`Document`]: unique within the process (every

@@ -81,6 +81,7 @@ impl Styles {
             })
             .collect();
         let n = styles.len();
-        Styles { styles, flags, concealment: Default::default(), before, after, boxes: vec![None; n], viewport, diagnostics }
+        // Chromium ran the page's scripts: a veil it shows is real.
+        Styles { styles, flags, concealment: Default::default(), before, after, boxes: vec![None; n], viewport, diagnostics, veil: None }
     }
 }

@@ -214,6 +214,22 @@ pub enum Hidden {
     Invisible,
 }
 
+/// The page's own stylesheet hiding the whole page on a page with
+/// scripts: `display: none` or `visibility: hidden` on the root element or
+/// the body, from an author rule the page's script lifts — an
+/// anti-clickjacking guard (`html { display: none }` until a frame-busting
+/// script shows the page) or an anti-flicker snippet (`body { visibility:
+/// hidden }` until a script removes the rule). The cascade sets that rule
+/// aside, so the page is computed as its script leaves it, and says so
+/// here. (`opacity: 0` needs no lifting: faded content is shown anyway.)
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Veil {
+    /// The root element or the body.
+    pub element: NodeId,
+    /// How the rule hid it: [`Hidden::DisplayNone`] or [`Hidden::Invisible`].
+    pub hid: Hidden,
+}
+
 const NONE: u8 = 1;
 const SKIPPED: u8 = 2;
 const INVISIBLE: u8 = 4;
@@ -233,6 +249,7 @@ pub struct Styles {
     boxes: Vec<Option<boxes::BoxDecls>>,
     viewport: Viewport,
     diagnostics: Vec<Diagnostic>,
+    veil: Option<Veil>,
 }
 
 impl Styles {
@@ -324,6 +341,12 @@ impl Styles {
     /// The viewport the cascade was computed for.
     pub fn viewport(&self) -> Viewport {
         self.viewport
+    }
+
+    /// The rule that hid the whole page until a script showed it, set
+    /// aside by the cascade (see [`Veil`]).
+    pub fn veil(&self) -> Option<Veil> {
+        self.veil
     }
 
     /// What the cascade noticed (unreadable rules, …).
@@ -502,10 +525,27 @@ pub fn cascade(doc: &Document, options: &CascadeOptions) -> Styles {
         boxes: vec![None; doc.len()],
         viewport: options.viewport,
         diagnostics,
+        veil: None,
     };
-    let mut cascader =
-        Cascader { doc, rules: &rules, env: &env, scripting: options.scripting, matcher: Matcher::new(doc), root_font_size: 16.0 };
+    let mut cascader = Cascader {
+        doc,
+        rules: &rules,
+        env: &env,
+        scripting: options.scripting,
+        matcher: Matcher::new(doc),
+        root_font_size: 16.0,
+        veil: None,
+        has_script: None,
+    };
     cascader.run(&mut out);
+    if let Some(veil) = cascader.veil {
+        out.veil = Some(veil);
+        let how = if veil.hid == Hidden::DisplayNone { "display: none" } else { "visibility: hidden" };
+        out.diagnostics.push(Diagnostic::new(
+            Stage::Cascade,
+            format!("the page's stylesheet hides the whole page ({how}) until its script shows it: that rule was set aside"),
+        ));
+    }
     cascader.matcher.state.reset();
     let cut = cascader.matcher.state.cut_elements.get();
     if cut > 0 {
@@ -524,6 +564,10 @@ struct Cascader<'a> {
     scripting: bool,
     matcher: Matcher,
     root_font_size: f32,
+    /// The rule set aside that hid the whole page.
+    veil: Option<Veil>,
+    /// Whether the page has a script (found when first asked).
+    has_script: Option<bool>,
 }
 
 /// One block of declarations that matched, with its cascade sort key.
@@ -712,6 +756,10 @@ impl Cascader<'_> {
                 }
             }
         }
+        if !ua_done {
+            ua = style;
+        }
+        self.lift_veil(id, e, &mut style, &ua);
         // CSS 2.1 §9.7: out-of-flow boxes and the root are block-level.
         if matches!(style.position, Position::Absolute | Position::Fixed) || self.doc.parent(id) == Some(NodeId::DOCUMENT) {
             style.display = blockify(style.display);
@@ -722,6 +770,39 @@ impl Cascader<'_> {
         }
         let box_decls = (!box_decls.is_empty()).then(|| box_decls.into_vec().into_boxed_slice());
         (style, box_decls)
+    }
+
+    /// Sets aside an author rule that hides the whole page — `display:
+    /// none` or `visibility: hidden` on the root element or the body, where
+    /// the UA sheet shows it — when the page has a script to lift it (see
+    /// [`Veil`]). Two elements per page are looked at; the page is scanned
+    /// for a script only when one of them is hidden.
+    fn lift_veil(&mut self, id: NodeId, e: &Element, style: &mut ComputedStyle, ua: &ComputedStyle) {
+        let doc = self.doc;
+        let is_root = doc.parent(id) == Some(NodeId::DOCUMENT);
+        let is_body = e.is_html(&local_name!("body")) && doc.parent(id).is_some_and(|p| doc.parent(p) == Some(NodeId::DOCUMENT));
+        if !self.scripting || !(is_root || is_body) {
+            return;
+        }
+        let none = style.display == Display::None && ua.display != Display::None;
+        let invisible = style.visibility != Visibility::Visible && ua.visibility == Visibility::Visible;
+        if !none && !invisible {
+            return;
+        }
+        let has_script = *self.has_script.get_or_insert_with(|| {
+            doc.descendants(NodeId::DOCUMENT).any(|n| doc.element(n).is_some_and(|e| e.is_html(&local_name!("script"))))
+        });
+        if !has_script {
+            return;
+        }
+        if none {
+            style.display = ua.display;
+        }
+        if invisible {
+            style.visibility = ua.visibility;
+        }
+        let hid = if none { Hidden::DisplayNone } else { Hidden::Invisible };
+        self.veil.get_or_insert(Veil { element: id, hid });
     }
 
     /// Applies one declaration. `revert_to` is the UA-origin style, for

@@ -89,18 +89,30 @@ impl RefTable {
     /// same elements under other node ids (a page captured again by
     /// another engine): `node_in_to` gives each node of `from` its node in
     /// `to`, `None` for one that is gone. Refs of gone nodes are dropped
-    /// (their numbers stay used); `from` is forgotten. O(refs of `from`).
-    pub fn carry(&mut self, from: DocumentId, to: DocumentId, node_in_to: impl Fn(NodeId) -> Option<NodeId>) {
-        let Some(nodes) = self.by_node.remove(&from) else { return };
+    /// (their numbers stay used); `from` is forgotten. Gives how many refs
+    /// moved and how many were dropped. O(refs of `from`).
+    pub fn carry(&mut self, from: DocumentId, to: DocumentId, node_in_to: impl Fn(NodeId) -> Option<NodeId>) -> (usize, usize) {
+        let Some(nodes) = self.by_node.remove(&from) else { return (0, 0) };
+        // In node order, so which of two old nodes keeps a shared new one
+        // does not depend on hashing.
+        let mut nodes: Vec<(NodeId, u32)> = nodes.into_iter().collect();
+        nodes.sort_unstable();
         let mut moved: HashMap<NodeId, u32> = HashMap::with_capacity(nodes.len());
+        let mut dropped = 0;
         for (node, r) in nodes {
             self.by_ref.remove(&r);
-            if let Some(n) = node_in_to(node) {
-                moved.insert(n, r);
-                self.by_ref.insert(r, (to, n));
+            match node_in_to(node) {
+                // Two old nodes found at one new node: the first keeps it.
+                Some(n) if !moved.contains_key(&n) => {
+                    moved.insert(n, r);
+                    self.by_ref.insert(r, (to, n));
+                }
+                _ => dropped += 1,
             }
         }
+        let kept = moved.len();
         self.by_node.entry(to).or_default().extend(moved);
+        (kept, dropped)
     }
 
     /// How many refs the table holds (over all live documents).

@@ -25,6 +25,7 @@ mod layout;
 mod limits;
 mod refs;
 mod sanity;
+mod scripts;
 mod wpt;
 
 use whittle_engine::{RefTable, Snapshot, SnapshotOptions, snapshot};
