@@ -27,7 +27,7 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::task::JoinHandle;
 use tokio::time::{Instant, timeout};
 
-use crate::policy::{NetPolicy, Refusal, resolve_allowed};
+use crate::policy::{Lookup, NetPolicy, Refusal, resolve_allowed};
 
 /// How long a client has for its greeting and request.
 pub const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
@@ -81,7 +81,7 @@ impl SocketGuard {
         let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).await?;
         let addr = listener.local_addr()?;
         let stats = Arc::new(Stats::default());
-        let shared = Shared { policy, stats: stats.clone(), limits, own: addr };
+        let shared = Shared { policy, stats: stats.clone(), limits, own: addr, lookup: Lookup::default() };
         let task = tokio::spawn(accept_loop(listener, Arc::new(shared)));
         Ok(SocketGuard { addr, stats, task })
     }
@@ -170,6 +170,8 @@ struct Shared {
     limits: Limits,
     /// The guard's own address, never a target.
     own: SocketAddr,
+    /// Names to addresses (cached for Chromium's whole life).
+    lookup: Lookup,
 }
 
 async fn accept_loop(listener: TcpListener, shared: Arc<Shared>) {
@@ -332,7 +334,7 @@ async fn open(shared: &Shared, target: &Target) -> Result<TcpStream, u8> {
     let addrs = match &target.dest {
         // check_host has checked the address.
         Dest::Ip(ip) => vec![SocketAddr::new(*ip, target.port)],
-        Dest::Name(name) => match timeout(shared.limits.connect, resolve_allowed(policy, name, target.port)).await {
+        Dest::Name(name) => match timeout(shared.limits.connect, resolve_allowed(policy, &shared.lookup, name, target.port)).await {
             Ok(Ok(addrs)) => addrs,
             Ok(Err(e)) => {
                 return match e.downcast_ref::<Refusal>() {

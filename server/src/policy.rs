@@ -20,7 +20,7 @@
 
 use std::fmt;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use url::{Host, Url};
 
@@ -299,27 +299,76 @@ fn private_v4(ip: Ipv4Addr) -> Option<&'static str> {
     }
 }
 
+/// Names to addresses, for the static fetcher and the socket guard: DNS
+/// from the system's resolver configuration (`/etc/resolv.conf`, the hosts
+/// file), with short timeouts — a second a try, three tries, so a lost
+/// packet costs a second rather than the system resolver's five — and a
+/// cache; the system resolver itself when that configuration cannot be
+/// read. `localhost` and its subdomains are loopback without a query
+/// (RFC 6761 §6.3), as in browsers. Made on first use, in the runtime that
+/// uses it.
+#[derive(Default)]
+pub struct Lookup {
+    resolver: OnceLock<Option<hickory_resolver::TokioResolver>>,
+}
+
+impl fmt::Debug for Lookup {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Lookup").field("dns", &self.resolver.get().map(Option::is_some)).finish()
+    }
+}
+
+impl Lookup {
+    /// The addresses of `host` (a name or an IP literal), with `port`.
+    pub async fn addresses(&self, host: &str, port: u16) -> std::io::Result<Vec<SocketAddr>> {
+        let bare = host.trim_start_matches('[').trim_end_matches(']');
+        if let Ok(ip) = bare.parse::<IpAddr>() {
+            return Ok(vec![SocketAddr::new(ip, port)]);
+        }
+        let name = bare.trim_end_matches('.').to_ascii_lowercase();
+        if name == "localhost" || name.ends_with(".localhost") {
+            return Ok(vec![SocketAddr::from((Ipv4Addr::LOCALHOST, port)), SocketAddr::from((Ipv6Addr::LOCALHOST, port))]);
+        }
+        let resolver = self.resolver.get_or_init(|| {
+            let mut builder = hickory_resolver::TokioResolver::builder_tokio().ok()?;
+            let options = builder.options_mut();
+            options.timeout = std::time::Duration::from_secs(1);
+            options.attempts = 3;
+            options.ip_strategy = hickory_resolver::config::LookupIpStrategy::Ipv4AndIpv6;
+            builder.build().ok()
+        });
+        match resolver {
+            Some(r) => match r.lookup_ip(name.as_str()).await {
+                Ok(found) => Ok(found.iter().map(|ip| SocketAddr::new(ip, port)).collect()),
+                Err(e) => Err(std::io::Error::new(std::io::ErrorKind::NotFound, format!("{name}: {e}"))),
+            },
+            None => Ok(tokio::net::lookup_host((name.as_str(), port)).await?.collect()),
+        }
+    }
+}
+
 /// The static fetcher's resolver: names are looked up, and the lookup
 /// fails unless an allowed address remains, so the client connects only to
 /// addresses that passed [`NetPolicy::check_ip`].
 #[derive(Debug, Clone)]
 pub struct GuardedResolver {
     policy: Arc<NetPolicy>,
+    lookup: Arc<Lookup>,
 }
 
 impl GuardedResolver {
     /// A resolver enforcing `policy`.
     pub fn new(policy: Arc<NetPolicy>) -> GuardedResolver {
-        GuardedResolver { policy }
+        GuardedResolver { policy, lookup: Arc::default() }
     }
 }
 
 impl reqwest::dns::Resolve for GuardedResolver {
     fn resolve(&self, name: reqwest::dns::Name) -> reqwest::dns::Resolving {
-        let policy = self.policy.clone();
+        let (policy, lookup) = (self.policy.clone(), self.lookup.clone());
         Box::pin(async move {
             let host = name.as_str().to_owned();
-            let found = resolve_allowed(&policy, &host, 0).await?;
+            let found = resolve_allowed(&policy, &lookup, &host, 0).await?;
             Ok(Box::new(found.into_iter()) as reqwest::dns::Addrs)
         })
     }
@@ -329,11 +378,12 @@ impl reqwest::dns::Resolve for GuardedResolver {
 /// (a [`Refusal`] when every address was refused) when none remain.
 pub async fn resolve_allowed(
     policy: &NetPolicy,
+    lookup: &Lookup,
     host: &str,
     port: u16,
 ) -> Result<Vec<SocketAddr>, Box<dyn std::error::Error + Send + Sync>> {
     policy.check_name(host)?;
-    let all: Vec<SocketAddr> = tokio::net::lookup_host((host, port)).await?.collect();
+    let all: Vec<SocketAddr> = lookup.addresses(host, port).await?;
     let mut refused = None;
     let allowed: Vec<SocketAddr> = all
         .into_iter()
@@ -428,13 +478,21 @@ mod tests {
 
     #[tokio::test]
     async fn names_resolving_to_private_addresses_are_refused() {
-        let refused = resolve_allowed(&NetPolicy::public(), "localhost", 80).await.expect_err("localhost is private");
+        let lookup = Lookup::default();
+        let refused = resolve_allowed(&NetPolicy::public(), &lookup, "localhost", 80).await.expect_err("localhost is private");
         assert!(refused.to_string().contains("this machine"), "{refused}");
+        // Subdomains of localhost are loopback too, without a query.
+        let refused = resolve_allowed(&NetPolicy::public(), &lookup, "app.localhost", 80).await.expect_err("loopback");
+        assert!(refused.downcast_ref::<Refusal>().is_some(), "{refused}");
+        let ok = resolve_allowed(&NetPolicy::open(), &lookup, "App.Localhost.", 80).await.expect("allowed");
+        assert!(ok.contains(&SocketAddr::from(([127, 0, 0, 1], 80))), "{ok:?}");
         // An IP literal goes through the lookup too (reqwest never asks for
         // one, the Chromium guard may).
-        let refused = resolve_allowed(&NetPolicy::public(), "127.0.0.1", 80).await.expect_err("loopback");
+        let refused = resolve_allowed(&NetPolicy::public(), &lookup, "127.0.0.1", 80).await.expect_err("loopback");
         assert!(refused.downcast_ref::<Refusal>().is_some(), "{refused}");
-        let ok = resolve_allowed(&NetPolicy::open(), "127.0.0.1", 80).await.expect("allowed");
+        let ok = resolve_allowed(&NetPolicy::open(), &lookup, "127.0.0.1", 80).await.expect("allowed");
         assert_eq!(ok, vec![SocketAddr::from(([127, 0, 0, 1], 80))]);
+        let ok = resolve_allowed(&NetPolicy::open(), &lookup, "[::1]", 80).await.expect("allowed");
+        assert_eq!(ok, vec![SocketAddr::from((Ipv6Addr::LOCALHOST, 80))]);
     }
 }
