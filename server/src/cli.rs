@@ -432,7 +432,7 @@ pub fn research(args: &ResearchArgs, out: &mut (dyn Write + Send)) -> Result<(),
                 policy: Some(args.policy.clone()),
                 ..crate::backend::cdp::ChromiumOptions::default()
             });
-            let context = crate::backend::SessionContext { fetcher: fetcher.clone(), session: 0, viewport: whittle_engine::Viewport::default() };
+            let context = crate::backend::SessionContext::new(fetcher.clone(), 0, whittle_engine::Viewport::default());
             crate::research::Renderer::new(chromium, context, 3)
         });
         runtime.block_on(crate::research::research_with(&fetcher, &urls, &options, render, &mut on_page))

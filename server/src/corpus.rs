@@ -112,11 +112,7 @@ async fn render(fetcher: &Fetcher, url: &Url, options: &AddOptions) -> Result<Ve
         policy: Some(options.policy.clone()),
         ..ChromiumOptions::default()
     });
-    let context = crate::backend::SessionContext {
-        fetcher: fetcher.clone(),
-        session: 0,
-        viewport: whittle_engine::Viewport::default(),
-    };
+    let context = crate::backend::SessionContext::new(fetcher.clone(), 0, whittle_engine::Viewport::default());
     let failed = |e: crate::backend::BrowseError| CliError::Browser(format!("cannot render {} in Chromium: {e}", redact(url)));
     let mut page = CdpPage::open(chromium, &context).await.map_err(failed)?;
     let html = match page.navigate(crate::backend::Navigation::To(url.clone()), false).await {

@@ -14,12 +14,14 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-use reqwest::cookie::{CookieStore, Jar};
+use reqwest::cookie::CookieStore;
+use reqwest_cookie_store::CookieStoreMutex;
 use reqwest::header;
 use tokio::time::Instant;
 use url::Url;
 use whittle_engine::StylesheetText;
 
+use crate::cookies::{Changes, Cookie};
 use crate::policy::{GuardedResolver, NetPolicy, Refusal};
 
 /// What one navigation and its stylesheets may cost.
@@ -302,7 +304,7 @@ enum Kind {
 #[derive(Clone)]
 pub struct Fetcher {
     client: reqwest::Client,
-    jar: Arc<Jar>,
+    jar: Arc<CookieStoreMutex>,
     limits: Limits,
     hop_check: Option<HopCheck>,
 }
@@ -338,7 +340,7 @@ impl Fetcher {
         // reqwest is built without a default TLS provider; pick ring (the
         // error only says one is installed already).
         let _ = rustls::crypto::ring::default_provider().install_default();
-        let jar = Arc::new(Jar::default());
+        let jar = Arc::new(CookieStoreMutex::default());
         let mut builder = reqwest::Client::builder()
             .user_agent(concat!("whittle/", env!("CARGO_PKG_VERSION")))
             .connect_timeout(limits.connect_timeout)
@@ -354,18 +356,31 @@ impl Fetcher {
         Ok(Fetcher { client, jar, limits, hop_check })
     }
 
-    /// The cookies the session holds for `url`, as `(name, value)` pairs
-    /// (a tab moving to Chromium takes them along).
-    pub fn cookies_for(&self, url: &Url) -> Vec<(String, String)> {
-        let Some(header) = self.jar.cookies(url) else { return Vec::new() };
-        let Ok(header) = header.to_str() else { return Vec::new() };
-        header
-            .split(';')
-            .filter_map(|pair| {
-                let (name, value) = pair.trim().split_once('=')?;
-                (!name.is_empty()).then(|| (name.to_owned(), value.to_owned()))
-            })
-            .collect()
+    /// Every cookie the session's jar holds (expired ones left out).
+    pub fn cookies(&self) -> Vec<Cookie> {
+        let store = self.jar.lock().unwrap_or_else(|e| e.into_inner());
+        store.iter_unexpired().filter_map(crate::cookies::from_jar).collect()
+    }
+
+    /// Applies what the other engine changed (a tab moving here from
+    /// Chromium): cookies set, cookies gone. Gives how many could not be
+    /// stored (the jar's rules refused them).
+    pub fn apply_cookies(&self, changes: &Changes) -> usize {
+        let mut store = self.jar.lock().unwrap_or_else(|e| e.into_inner());
+        for gone in &changes.gone {
+            store.remove(&gone.domain, &gone.path, &gone.name);
+        }
+        let mut refused = 0;
+        for c in &changes.set {
+            let Some(url) = c.origin_url() else {
+                refused += 1;
+                continue;
+            };
+            if store.insert_raw(&crate::cookies::to_jar(c), &url).is_err() {
+                refused += 1;
+            }
+        }
+        refused
     }
 
     /// The limits this fetcher applies.

@@ -10,6 +10,7 @@
 pub mod backend;
 pub mod cli;
 pub mod compat;
+pub mod cookies;
 pub mod corpus;
 pub mod fetch;
 pub mod guard;

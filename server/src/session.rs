@@ -196,7 +196,7 @@ impl Session {
     /// A session with one empty tab.
     pub async fn new(backend: Arc<dyn Backend>, fetcher: Fetcher, options: SessionOptions) -> Result<Session, BrowseError> {
         let n = SESSIONS.fetch_add(1, Ordering::Relaxed);
-        let context = SessionContext { fetcher, session: n, viewport: options.viewport };
+        let context = SessionContext::new(fetcher, n, options.viewport);
         let mut vault = Vault::new();
         for (name, value) in &options.secrets.0 {
             vault.add_secret(name, value);
@@ -593,14 +593,14 @@ impl Session {
         let (after, mut envelope) = self.view("act", &FoldOptions::default()).await?;
         let mut text = lines.join("\n");
         text.push('\n');
-        if self.active != start_tab || self.tab().page.engine() != start_engine {
-            // Another tab, or the page moved to Chromium (new refs, and a
-            // notice that says so): the whole view.
-            text.push_str(&with_notices(&after.text(), &envelope));
-        } else if let Some(a) = &arrival {
+        if let Some(a) = arrival.as_ref().filter(|_| self.active == start_tab) {
             if let Some(from) = &a.from {
                 text.push_str(&arrival_line(from, a, &after));
             }
+            text.push_str(&with_notices(&after.text(), &envelope));
+        } else if self.active != start_tab || self.tab().page.engine() != start_engine {
+            // Another tab, or the page moved to the other engine (refs may
+            // have changed, and a notice says so): the whole view.
             text.push_str(&with_notices(&after.text(), &envelope));
         } else {
             // PROTOCOL §2: the diff, unless it would cost more than 75% of

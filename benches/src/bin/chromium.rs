@@ -72,7 +72,7 @@ async fn run(pages: Vec<whittle_benches::Page>, runs: usize) {
     }
 
     // Observe on the Chromium path vs the full accessibility tree.
-    let context = SessionContext { fetcher, session: u64::MAX, viewport: Default::default() };
+    let context = SessionContext::new(fetcher, u64::MAX, Default::default());
     let mut page = CdpPage::open(cdp, &context).await.expect("a Chromium tab");
     let mut refs = RefTable::new();
     let (mut ratios, mut whittle_total, mut ax_total) = (Vec::new(), 0.0, 0.0);

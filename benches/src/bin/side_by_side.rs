@@ -28,8 +28,8 @@ use chromiumoxide::cdp::browser_protocol::accessibility::GetFullAxTreeParams;
 use url::Url;
 use whittle::backend::cdp::CdpPage;
 use whittle::backend::static_http::StaticPage;
-use whittle::backend::{Navigation, Page, SessionContext};
-use whittle::fetch::{Fetcher, HopCheck, Limits};
+use whittle::backend::SessionContext;
+use whittle::fetch::{Fetcher, HopCheck, Limits, Request};
 use whittle_benches::{median, ms, offline_chromium, percentile, serve};
 use whittle_corpus::Suite;
 use whittle_engine::{FoldOptions, RefTable, RenderOptions, Viewport, fold, render};
@@ -102,7 +102,7 @@ async fn run(pages: Vec<whittle_benches::Page>, runs: usize) {
         _ => Err("this bench fetches from loopback only".into()),
     });
     let fetcher = Fetcher::new(Limits::default(), Some(loopback_only)).expect("a fetcher");
-    let context = SessionContext { fetcher: fetcher.clone(), session: u64::MAX, viewport: Viewport::default() };
+    let context = SessionContext::new(fetcher.clone(), u64::MAX, Viewport::default());
     let tab = CdpPage::open(offline_chromium(), &context).await.expect("a Chromium tab");
     let mut ours = StaticPage::new(fetcher, Viewport::default());
     let mut refs = RefTable::new();
@@ -111,7 +111,7 @@ async fn run(pages: Vec<whittle_benches::Page>, runs: usize) {
     whittle_engine::fold::tokens::exact_count("warm up");
     let first = Url::parse(&format!("http://{addr}/0")).expect("a URL");
     let _ = tokio::time::timeout(NAV_TIMEOUT, tab.cdp().goto(first.as_str())).await;
-    let _ = ours.navigate(Navigation::To(first), false).await;
+    let _ = ours.load(Request::get(first)).await;
     let mut rows = Vec::new();
     'pages: for (i, p) in pages.iter().enumerate() {
         let url = Url::parse(&format!("http://{addr}/{i}")).expect("a URL");
@@ -119,7 +119,7 @@ async fn run(pages: Vec<whittle_benches::Page>, runs: usize) {
         let (mut observation_bytes, mut ax_bytes) = (0, 0);
         for _ in 0..runs {
             let t = Instant::now();
-            if let Err(e) = ours.navigate(Navigation::To(url.clone()), false).await {
+            if let Err(e) = ours.load(Request::get(url.clone())).await {
                 println!("  {}: whittle did not load it: {}", p.name, e.message);
                 continue 'pages;
             }

@@ -1,21 +1,39 @@
-//! Choosing the engine per tab: a tab starts on the static path and moves
-//! to Chromium when its page needs scripts — the page looks like a shell
-//! that scripts fill (`whittle_engine::needs_scripts`: scripts, thin
-//! content, and almost no text, an empty app root or a `<noscript>` asking
-//! for JavaScript), or a click lands on a control only a script can handle
-//! (the static engine refuses it with `needs_script`). Once moved, the tab
-//! stays in Chromium. The observation says so in a notice.
+//! Choosing the engine per document.
 //!
-//! Without Chromium the static observation stays, with a notice that the
-//! page needs scripts; nothing fails. [`EnginePolicy`] forces one engine.
+//! Every navigation of a tab — `navigate`, back, forward, reload, a link or
+//! form followed, a new tab — starts on the static path, unless the page's
+//! site (its origin) already needed scripts in this session: then it goes
+//! straight to Chromium. A page moves to Chromium when it needs scripts
+//! (`whittle_engine::script_need`: a shell that scripts fill, or a page its
+//! own stylesheet hides until its script shows it) or when a click lands on
+//! a control only a script handles (the static engine refuses it with
+//! `needs_script`; the click is replayed in Chromium); its site is
+//! remembered ([`Sites`]). A page in Chromium stays there while it is acted
+//! on; a link it follows to a site that has not needed scripts is loaded
+//! on the static path instead (Chromium's navigation is diverted). A site
+//! stops going straight to Chromium once one of its pages, read as its
+//! server sent it, turns out complete without scripts.
+//!
+//! A tab keeps one history over both engines, and what it holds moves
+//! with it: cookies both ways (`cookies.rs`), what was typed, checked and
+//! selected (into Chromium, for the same page), and the refs of elements
+//! found again there (`whittle_engine::Places`).
+//!
+//! Without Chromium (`--engine static`, or it cannot start) pages stay on
+//! the static path with a notice; nothing fails. [`EnginePolicy`] forces
+//! one engine.
+
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 use url::Url;
-use whittle_engine::{Document, DocumentId, NodeId, RefTable};
+use whittle_engine::{Document, DocumentId, NodeId, Places, RefTable, ScriptNeed};
 
-use super::cdp::{CdpBackend, CdpPage, FormChange};
+use super::cdp::{Acted, CdpBackend, CdpPage, FormChange};
 use super::static_http::StaticPage;
 use super::{Analysis, Arrival, Backend, BrowseError, Effect, Navigation, Page, PageAction, SessionContext, Shot, ShotRequest};
+use crate::fetch;
 
 /// Which engine tabs use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
@@ -63,77 +81,432 @@ impl Backend for AutoBackend {
             return Ok(Box::new(CdpPage::open(self.chromium.clone(), session).await?));
         }
         let chromium = (self.policy == EnginePolicy::Auto).then(|| self.chromium.clone());
-        Ok(Box::new(AutoPage {
-            inner: Engine::Static(Box::new(StaticPage::new(session.fetcher.clone(), session.viewport))),
-            chromium,
-            session: session.clone(),
-            checked: None,
-            notice: None,
-        }))
+        Ok(Box::new(AutoPage::new(session.clone(), chromium)))
     }
 }
 
-/// A tab that may move from the static path to Chromium.
+/// The sites (origins) of one session whose pages needed scripts: their
+/// next pages go straight to Chromium.
+#[derive(Debug, Default)]
+pub struct Sites {
+    scripts: Mutex<HashSet<String>>,
+}
+
+impl Sites {
+    fn key(url: &Url) -> Option<String> {
+        let origin = url.origin();
+        origin.is_tuple().then(|| origin.ascii_serialization())
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashSet<String>> {
+        self.scripts.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Whether `url`'s site needed scripts.
+    pub fn need_scripts(&self, url: &Url) -> bool {
+        Sites::key(url).is_some_and(|k| self.lock().contains(&k))
+    }
+
+    /// Remembers that a page of `url`'s site needed scripts.
+    fn mark(&self, url: &Url) {
+        if let Some(k) = Sites::key(url) {
+            self.lock().insert(k);
+        }
+    }
+
+    /// Forgets it: a page of the site was complete without them.
+    fn clear(&self, url: &Url) {
+        if let Some(k) = Sites::key(url) {
+            self.lock().remove(&k);
+        }
+    }
+}
+
+/// The engine the tab's current document is on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum On {
+    Static,
+    Chromium,
+}
+
+/// One entry of a tab's history.
+#[derive(Debug, Clone)]
+struct Entry {
+    /// How the static path fetches it again (a form's answer: its POST).
+    request: fetch::Request,
+    /// Chromium's own history entry, when Chromium showed it.
+    chromium: Option<i64>,
+}
+
+/// Why a page moves to Chromium.
+#[derive(Debug, Clone, Copy)]
+enum Why {
+    /// What the static path saw of it.
+    Need(ScriptNeed),
+    /// A control only a script handles.
+    Control,
+    /// Its site needed scripts before.
+    Site,
+}
+
+impl Why {
+    fn words(self) -> &'static str {
+        match self {
+            Why::Need(ScriptNeed::Shell) => "this page needs scripts",
+            Why::Need(ScriptNeed::Veil) => "this page hides itself until its script shows it",
+            Why::Control => "that control needs scripts",
+            Why::Site => "this site needed scripts",
+        }
+    }
+}
+
+/// A tab whose documents go to the engine each needs (see the module
+/// documentation).
 #[derive(Debug)]
-struct AutoPage {
-    inner: Engine,
-    /// Where it may move; `None` once moved, or when the policy is static.
-    chromium: Option<CdpBackend>,
+pub(crate) struct AutoPage {
     session: SessionContext,
+    /// Where pages that need scripts go; `None`: nowhere (static policy,
+    /// or Chromium could not start for this tab).
+    chromium: Option<CdpBackend>,
+    statics: StaticPage,
+    /// The tab's Chromium page, opened on first need and kept.
+    cdp: Option<CdpPage>,
+    on: On,
+    history: Vec<Entry>,
+    index: usize,
     /// The static document last checked for needing scripts.
     checked: Option<DocumentId>,
     /// What the engine choice adds to the notices.
-    notice: Option<String>,
-}
-
-/// The engine a tab is on.
-#[derive(Debug)]
-enum Engine {
-    Static(Box<StaticPage>),
-    Chromium(Box<CdpPage>),
-}
-
-impl Engine {
-    fn page(&self) -> &dyn Page {
-        match self {
-            Engine::Static(p) => &**p,
-            Engine::Chromium(p) => &**p,
-        }
-    }
-
-    fn page_mut(&mut self) -> &mut dyn Page {
-        match self {
-            Engine::Static(p) => &mut **p,
-            Engine::Chromium(p) => &mut **p,
-        }
-    }
+    notices: Vec<String>,
+    /// How many times the tab changed engine: generations of either
+    /// engine's pages never repeat across a change.
+    moves: u64,
 }
 
 impl AutoPage {
-    /// A Chromium page of this session at `url`, with the cookies the
-    /// static path holds for it.
-    async fn chromium_page(&self, chromium: CdpBackend, url: Url) -> Result<CdpPage, BrowseError> {
-        let cookies = self.session.fetcher.cookies_for(&url);
-        let mut page = CdpPage::open(chromium, &self.session).await?.with_cookies(cookies);
-        page.navigate(Navigation::To(url), false).await?;
-        Ok(page)
+    /// An empty tab of `session`, moving pages to `chromium` when they need
+    /// scripts (never, without it).
+    pub(crate) fn new(session: SessionContext, chromium: Option<CdpBackend>) -> AutoPage {
+        AutoPage {
+            statics: StaticPage::new(session.fetcher.clone(), session.viewport),
+            session,
+            chromium,
+            cdp: None,
+            on: On::Static,
+            history: Vec::new(),
+            index: 0,
+            checked: None,
+            notices: Vec::new(),
+            moves: 0,
+        }
     }
 
-    /// Moves the tab to Chromium at `url`. On failure the tab stays
-    /// static and the notice says why.
-    async fn escalate(&mut self, url: Url, why: &str) -> Result<(), BrowseError> {
-        let Some(chromium) = self.chromium.take() else {
+    /// A tab for a page a Chromium page opened (already loaded there).
+    fn opened(session: SessionContext, chromium: Option<CdpBackend>, page: CdpPage) -> AutoPage {
+        let mut tab = AutoPage::new(session, chromium);
+        if let Some(url) = page.url().cloned() {
+            tab.history.push(Entry { request: fetch::Request::get(url), chromium: None });
+        }
+        tab.cdp = Some(page);
+        tab.on = On::Chromium;
+        tab
+    }
+
+    /// The Chromium page, when it shows the tab's document.
+    fn live(&self) -> Option<&CdpPage> {
+        self.cdp.as_ref().filter(|_| self.on == On::Chromium)
+    }
+
+    fn live_mut(&mut self) -> Option<&mut CdpPage> {
+        self.cdp.as_mut().filter(|_| self.on == On::Chromium)
+    }
+
+    /// The URL of the tab's document.
+    fn here(&self) -> Option<&Url> {
+        match self.live() {
+            Some(cdp) => cdp.url(),
+            None => self.statics.url(),
+        }
+    }
+
+    /// Whether `url` goes straight to Chromium.
+    fn wants_chromium(&self, url: &Url) -> bool {
+        self.chromium.is_some() && self.session.sites.need_scripts(url)
+    }
+
+    /// Records a new history entry after the current one (cutting the
+    /// forward history).
+    fn push(&mut self, entry: Entry) {
+        if !self.history.is_empty() {
+            self.history.truncate(self.index + 1);
+        }
+        self.history.push(entry);
+        self.index = self.history.len() - 1;
+    }
+
+    /// The history entry of the page the current engine shows now.
+    async fn entry_here(&self) -> Entry {
+        match (self.on, &self.cdp) {
+            (On::Chromium, Some(cdp)) => {
+                let url = cdp.url().cloned().or_else(|| self.statics.url().cloned());
+                let chromium = cdp.entry_id().await;
+                let request = url.map(fetch::Request::get).or_else(|| self.statics.request().cloned());
+                Entry { request: request.unwrap_or_else(blank_request), chromium }
+            }
+            _ => Entry { request: self.statics.request().cloned().unwrap_or_else(blank_request), chromium: None },
+        }
+    }
+
+    /// The tab's Chromium page, opened on first use.
+    async fn cdp(&mut self) -> Result<&mut CdpPage, BrowseError> {
+        let Some(backend) = self.chromium.clone() else {
             return Err(BrowseError::new("engine_unavailable", "Chromium is not used for this session"));
         };
-        match self.chromium_page(chromium, url).await {
-            Ok(page) => {
-                self.inner = Engine::Chromium(Box::new(page));
-                self.notice = Some(format!("{why}: switched to Chromium"));
+        if self.cdp.is_none() {
+            match CdpPage::open(backend, &self.session).await {
+                Ok(page) => self.cdp = Some(page),
+                Err(e) => {
+                    // Chromium cannot start: this tab stops trying.
+                    if e.code == "engine_unavailable" {
+                        self.chromium = None;
+                    }
+                    return Err(e);
+                }
+            }
+        }
+        self.cdp.as_mut().ok_or_else(|| BrowseError::new("internal", "no Chromium page"))
+    }
+
+    /// Carries the static path's cookie changes to Chromium (before it
+    /// loads a page); a notice says what it refused.
+    async fn cookies_to_chromium(&mut self) -> Result<(), BrowseError> {
+        let jar = self.session.fetcher.cookies();
+        let sync = self.session.cookies.clone();
+        let changes = sync.changes(&jar);
+        if changes.is_empty() {
+            return Ok(());
+        }
+        let cdp = self.cdp().await?;
+        let refused = cdp.apply_cookies(&changes).await?;
+        sync.agree(&jar, &cdp.cookies().await?);
+        if refused > 0 {
+            self.notices.push(format!("{refused} cookie(s) could not be carried to Chromium (too large or malformed): they stay on the static path"));
+        }
+        Ok(())
+    }
+
+    /// Carries Chromium's cookie changes to the static path (before it
+    /// loads a page).
+    async fn cookies_to_static(&mut self) {
+        let Some(cdp) = &self.cdp else { return };
+        let Ok(theirs) = cdp.cookies().await else { return };
+        let sync = &self.session.cookies;
+        let changes = sync.changes(&theirs);
+        if !changes.is_empty() {
+            self.session.fetcher.apply_cookies(&changes);
+            sync.agree(&theirs, &self.session.fetcher.cookies());
+        }
+    }
+
+    /// Loads `request` on the static path. The page Chromium showed stays
+    /// until the new one has arrived.
+    async fn load_static(&mut self, request: fetch::Request) -> Result<Arrival, BrowseError> {
+        let from = self.here().cloned();
+        let leaving = self.on == On::Chromium;
+        if leaving {
+            self.cookies_to_static().await;
+        }
+        let arrival = self.statics.load(request).await?;
+        if leaving {
+            self.moved(On::Static);
+        }
+        self.checked = None;
+        Ok(Arrival { from, ..arrival })
+    }
+
+    /// Loads `url` in Chromium (with the static path's cookies), or goes to
+    /// Chromium's own history entry `entry` when it still has it.
+    async fn load_chromium(&mut self, url: Url, entry: Option<i64>) -> Result<Arrival, BrowseError> {
+        let from = self.here().cloned();
+        if self.on == On::Static {
+            self.cookies_to_chromium().await?;
+        }
+        let here = self.on == On::Chromium;
+        let cdp = self.cdp().await?;
+        let revisited = match entry {
+            Some(id) if here => cdp.to_entry(id).await,
+            _ => None,
+        };
+        let arrival = match revisited {
+            Some(arrival) => arrival?,
+            None => cdp.navigate(Navigation::To(url), false).await?,
+        };
+        if self.on == On::Static {
+            self.moved(On::Chromium);
+        }
+        Ok(Arrival { from, ..arrival })
+    }
+
+    /// The tab now shows `on`'s page; the other engine's page is left.
+    fn moved(&mut self, on: On) {
+        self.on = on;
+        self.moves += 1;
+        if on == On::Static
+            && let Some(cdp) = &mut self.cdp
+        {
+            cdp.park();
+        }
+    }
+
+    /// Opens `request` on the engine its site needs; a site that needs
+    /// scripts falls back to the static path when Chromium fails, with a
+    /// notice. `chromium_entry`: Chromium's history entry of it, if any.
+    async fn open(&mut self, request: fetch::Request, chromium_entry: Option<i64>, confirm: bool) -> Result<Arrival, BrowseError> {
+        if request.method == fetch::Method::Post && !confirm {
+            return Err(BrowseError::new(
+                "confirm_needed",
+                "that page was the answer to a form: going there sends the form again; repeat with confirm:true",
+            ));
+        }
+        let url = request.url.clone();
+        if self.wants_chromium(&url) {
+            match self.load_chromium(url.clone(), chromium_entry).await {
+                Ok(arrival) => {
+                    self.notices.push(format!("{}: shown by Chromium", Why::Site.words()));
+                    self.recheck(&arrival.to).await;
+                    return Ok(arrival);
+                }
+                Err(e) if is_engine_failure(&e) => {
+                    self.notices.push(format!("{}, and Chromium is unavailable ({}): shown without scripts", Why::Site.words(), e.message));
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        self.load_static(request).await
+    }
+
+    /// Reads the page Chromium just loaded as its server sent it (no
+    /// second request: Chromium keeps the document's body): when it is
+    /// complete without scripts, its site goes to the static path again.
+    /// Its linked stylesheets are not fetched for this.
+    async fn recheck(&self, url: &Url) {
+        let Some(cdp) = &self.cdp else { return };
+        let Some((bytes, charset)) = cdp.source().await else { return };
+        let options = whittle_engine::ParseOptions { url: Some(url.clone()), transport_charset: charset, scripting: true };
+        let cascade = whittle_engine::CascadeOptions { viewport: self.session.viewport, ..Default::default() };
+        let complete = super::static_http::blocking(|| {
+            let doc = whittle_engine::parse(&bytes, &options);
+            let styles = whittle_engine::cascade(&doc, &cascade);
+            let semantics = whittle_engine::compute_semantics(&doc, &styles);
+            whittle_engine::script_need(&doc, &styles, &semantics).is_none()
+        });
+        if complete {
+            self.session.sites.clear(url);
+        }
+    }
+
+    /// Moves the static page to Chromium (same URL), with what was typed,
+    /// checked and selected on it, and its refs for the elements found
+    /// again. On failure the tab stays static and the notice says why.
+    async fn escalate(&mut self, why: Why) -> Result<(), BrowseError> {
+        let (Some(url), Some(doc)) = (self.statics.url().cloned(), self.statics.document()) else {
+            return Err(no_page());
+        };
+        let changes = form_changes(doc, &[]);
+        let (from, places) = (doc.id(), Places::of(doc));
+        self.session.sites.mark(&url);
+        let moved = async {
+            self.load_chromium(url, None).await?;
+            let cdp = self.cdp().await?;
+            cdp.restore_form(&changes).await;
+            cdp.adopt_refs(from, places);
+            Ok::<_, BrowseError>(())
+        }
+        .await;
+        match moved {
+            Ok(()) => {
+                self.notices.push(format!("{}: switched to Chromium", why.words()));
+                let entry = self.entry_here().await;
+                if let Some(e) = self.history.get_mut(self.index) {
+                    e.chromium = entry.chromium;
+                }
                 Ok(())
             }
             Err(e) => {
-                self.notice = Some(format!("{why}, and Chromium is unavailable ({}): shown without scripts", e.message));
+                self.notices.push(match why {
+                    Why::Need(ScriptNeed::Veil) => format!(
+                        "{}, and Chromium is unavailable ({}): shown with that rule set aside",
+                        why.words(),
+                        e.message
+                    ),
+                    _ => format!("{}, and Chromium is unavailable ({}): shown without scripts", why.words(), e.message),
+                });
                 Err(e)
+            }
+        }
+    }
+
+    /// Acts on the static page; a control only a script handles moves the
+    /// page to Chromium and the action is replayed there, on the element
+    /// found by its place.
+    async fn act_static(&mut self, action: PageAction<'_>) -> Result<Effect, BrowseError> {
+        match self.statics.act(action).await {
+            Ok(Effect::Navigated(arrival)) => {
+                let request = self.statics.request().cloned().unwrap_or_else(|| fetch::Request::get(arrival.to.clone()));
+                self.push(Entry { request, chromium: None });
+                self.checked = None;
+                if self.wants_chromium(&arrival.to) && self.escalate(Why::Site).await.is_ok() {
+                    self.recheck(&arrival.to).await;
+                }
+                Ok(Effect::Navigated(arrival))
+            }
+            Err(e) if e.code == "needs_script" && self.chromium.is_some() => {
+                let (Some(doc), Some(target)) = (self.statics.document(), action.target) else {
+                    return Err(e);
+                };
+                let path = css_path(doc, target);
+                if self.escalate(Why::Control).await.is_err() {
+                    return Err(e);
+                }
+                let acted = self.cdp().await?.act_at(&path, action).await?;
+                self.after_chromium(acted, None).await
+            }
+            other => other,
+        }
+    }
+
+    /// Acts on the Chromium page; a link it follows to a site the static
+    /// path can read is loaded there instead.
+    async fn act_chromium(&mut self, action: PageAction<'_>) -> Result<Effect, BrowseError> {
+        let sites = self.session.sites.clone();
+        let before = self.here().cloned();
+        let cdp = self.cdp().await?;
+        cdp.divert(Some(Arc::new(move |url: &Url| !sites.need_scripts(url))));
+        let acted = cdp.act_on(action).await;
+        let diverted = cdp.take_diverted();
+        cdp.divert(None);
+        if let Some(url) = diverted {
+            let request = fetch::Request { referrer: before.clone(), ..fetch::Request::get(url) };
+            let arrival = self.load_static(request).await?;
+            let request = self.statics.request().cloned().unwrap_or_else(|| fetch::Request::get(arrival.to.clone()));
+            self.push(Entry { request, chromium: None });
+            return Ok(Effect::Navigated(arrival));
+        }
+        self.after_chromium(acted?, before).await
+    }
+
+    /// Records what a Chromium action did in the tab's history; a tab the
+    /// page opened becomes a tab of its own.
+    async fn after_chromium(&mut self, acted: Acted, before: Option<Url>) -> Result<Effect, BrowseError> {
+        match acted {
+            Acted::Opened(page) => Ok(Effect::Opened(Box::new(AutoPage::opened(self.session.clone(), self.chromium.clone(), *page)))),
+            Acted::Done(effect) => {
+                let moved_within = matches!(effect, Effect::Changed) && before.is_some() && self.here() != before.as_ref();
+                if matches!(effect, Effect::Navigated(_)) || moved_within {
+                    let entry = self.entry_here().await;
+                    self.push(entry);
+                }
+                Ok(effect)
             }
         }
     }
@@ -142,107 +515,133 @@ impl AutoPage {
 #[async_trait]
 impl Page for AutoPage {
     fn engine(&self) -> &'static str {
-        self.inner.page().engine()
+        match self.live() {
+            Some(_) => "chromium",
+            None => "static",
+        }
     }
 
     fn url(&self) -> Option<&Url> {
-        self.inner.page().url()
+        self.here()
     }
 
     fn notices(&self) -> Vec<String> {
-        let mut n = self.inner.page().notices();
-        n.extend(self.notice.clone());
+        let mut n = match self.live() {
+            Some(cdp) => cdp.notices(),
+            None => self.statics.notices(),
+        };
+        n.extend(self.notices.iter().cloned());
         n
     }
 
     async fn navigate(&mut self, to: Navigation, confirm: bool) -> Result<Arrival, BrowseError> {
-        if matches!(self.inner, Engine::Static(_)) {
-            self.notice = None;
-        }
-        self.inner.page_mut().navigate(to, confirm).await
+        self.notices.clear();
+        let at = match to {
+            Navigation::To(url) => {
+                let arrival = self.open(fetch::Request::get(url), None, confirm).await?;
+                let entry = self.entry_here().await;
+                self.push(entry);
+                return Ok(arrival);
+            }
+            Navigation::Back if self.index > 0 && !self.history.is_empty() => self.index - 1,
+            Navigation::Back => return Err(BrowseError::new("nav_failed", "there is no page to go back to")),
+            Navigation::Forward if self.index + 1 < self.history.len() => self.index + 1,
+            Navigation::Forward => return Err(BrowseError::new("nav_failed", "there is no page to go forward to")),
+            Navigation::Reload if !self.history.is_empty() => self.index,
+            Navigation::Reload => return Err(no_page()),
+        };
+        let entry = self.history[at].clone();
+        let arrival = self.open(entry.request, entry.chromium, confirm).await?;
+        self.index = at;
+        let now = self.entry_here().await;
+        self.history[at] = now;
+        Ok(arrival)
     }
 
     async fn analysis(&mut self, refs: &mut RefTable) -> Result<&Analysis, BrowseError> {
-        let mut escalate = None;
-        if let Engine::Static(page) = &mut self.inner {
-            let a = page.analysis(refs).await?;
+        if self.on == On::Static {
+            let a = self.statics.analysis(refs).await?;
             let id = a.document.id();
+            let mut need = None;
             if self.checked != Some(id) {
                 self.checked = Some(id);
-                if whittle_engine::needs_scripts(&a.document, &a.styles, &a.semantics) {
-                    match (&self.chromium, page.url()) {
-                        (Some(_), Some(url)) => escalate = Some((url.clone(), id)),
-                        _ => self.notice = Some("this page needs scripts: shown without them".into()),
-                    }
+                need = whittle_engine::script_need(&a.document, &a.styles, &a.semantics);
+            }
+            if let Some(need) = need {
+                if self.chromium.is_some() {
+                    // On failure the notice says why; the static view stays.
+                    let _ = self.escalate(Why::Need(need)).await;
+                } else {
+                    self.notices.push(match need {
+                        ScriptNeed::Shell => "this page needs scripts: shown without them".into(),
+                        ScriptNeed::Veil => "this page hides itself until its script shows it: shown with that rule set aside".into(),
+                    });
                 }
             }
         }
-        if let Some((url, old)) = escalate
-            && self.escalate(url, "this page needs scripts").await.is_ok()
-        {
-            refs.forget(old);
+        match self.on {
+            On::Chromium => match self.cdp.as_mut() {
+                Some(cdp) => cdp.analysis(refs).await,
+                None => Err(no_page()),
+            },
+            On::Static => self.statics.analysis(refs).await,
         }
-        self.inner.page_mut().analysis(refs).await
     }
 
     async fn act(&mut self, action: PageAction<'_>) -> Result<Effect, BrowseError> {
-        let Engine::Static(page) = &mut self.inner else {
-            return self.inner.page_mut().act(action).await;
-        };
-        match page.act(action).await {
-            Err(e) if e.code == "needs_script" && self.chromium.is_some() => {
-                // Find the target in Chromium's document by its place in
-                // the static one; carry over what was typed.
-                let (Some(url), Some(doc), Some(target)) = (page.url().cloned(), page.document(), action.target) else {
-                    return Err(e);
-                };
-                let path = css_path(doc, target);
-                let changes = form_changes(doc, &[]);
-                if self.escalate(url, "that control needs scripts").await.is_err() {
-                    return Err(e);
-                }
-                let Engine::Chromium(page) = &mut self.inner else { return Err(e) };
-                page.restore_form(&changes).await;
-                page.act_at(&path, action).await
-            }
-            other => other,
+        // The notice said how the page got here; the action starts anew.
+        self.notices.clear();
+        match self.on {
+            On::Static => self.act_static(action).await,
+            On::Chromium => self.act_chromium(action).await,
         }
     }
 
     fn document_id(&self) -> Option<DocumentId> {
-        self.inner.page().document_id()
+        match self.live() {
+            Some(cdp) => cdp.document_id(),
+            None => self.statics.document_id(),
+        }
     }
 
     fn generation(&self) -> u64 {
-        self.inner.page().generation()
+        // The engine's own count, under the number of moves: a view of one
+        // engine's page never passes for the other's.
+        let own = match self.live() {
+            Some(cdp) => cdp.generation(),
+            None => self.statics.generation(),
+        };
+        (self.moves << 40) | (own & ((1 << 40) - 1))
     }
 
     fn touch(&mut self) {
-        self.inner.page_mut().touch();
+        if let Some(cdp) = self.live_mut() {
+            cdp.touch();
+        }
     }
 
     fn is_live(&self) -> bool {
-        self.inner.page().is_live()
+        self.live().is_some()
     }
 
     fn take_events(&mut self) -> Vec<String> {
-        self.inner.page_mut().take_events()
+        self.live_mut().map(|cdp| cdp.take_events()).unwrap_or_default()
     }
 
     fn hand_over(&self) -> Option<String> {
-        self.inner.page().hand_over()
+        self.live().and_then(|cdp| cdp.hand_over())
     }
 
     async fn screenshot(&mut self, request: &ShotRequest) -> Result<Shot, BrowseError> {
-        let page = match &mut self.inner {
-            Engine::Chromium(page) => return page.screenshot(request).await,
-            Engine::Static(page) => page,
-        };
-        // A static tab is drawn by Chromium for its picture, with what was
-        // typed, checked and selected on the static path (but no value of a
-        // covered field: it is never shown); its elements are found there by
-        // their place in the page.
-        let (Some(url), Some(doc)) = (page.url().cloned(), page.document()) else {
+        if let Some(cdp) = self.live_mut() {
+            return cdp.screenshot(request).await;
+        }
+        // A static tab is drawn by Chromium for its picture, in a page of
+        // its own, with the session's cookies and what was typed, checked
+        // and selected on the static path (but no value of a covered
+        // field: it is never shown); its elements are found there by their
+        // place in the page.
+        let (Some(url), Some(doc)) = (self.statics.url().cloned(), self.statics.document()) else {
             return Err(BrowseError::new("no_page", "this tab is empty: navigate somewhere first"));
         };
         let Some(chromium) = self.chromium.clone() else {
@@ -252,8 +651,14 @@ impl Page for AutoPage {
         let marks: Vec<(u32, String)> = request.marks.iter().map(|&(r, n)| (r, css_path(doc, n))).collect();
         let covers: Vec<String> = request.covers.iter().map(|&n| css_path(doc, n)).collect();
         let changes = form_changes(doc, &request.covers);
-        let mut shown = self.chromium_page(chromium, url).await?;
+        let mut shown = CdpPage::open(chromium, &self.session).await?;
         let result = async {
+            let jar = self.session.fetcher.cookies();
+            let changes_of_jar = self.session.cookies.changes(&jar);
+            if !changes_of_jar.is_empty() && shown.apply_cookies(&changes_of_jar).await.is_ok() {
+                self.session.cookies.agree(&jar, &shown.cookies().await.unwrap_or_default());
+            }
+            shown.navigate(Navigation::To(url), false).await?;
             shown.restore_form(&changes).await;
             let clip = match &clip {
                 Some(path) => Some(shown.node_at(path).await.ok_or_else(|| {
@@ -279,6 +684,21 @@ impl Page for AutoPage {
         shown.close().await;
         result
     }
+}
+
+/// Whether Chromium itself failed (it could not start, died, or stopped
+/// answering), rather than the page.
+fn is_engine_failure(e: &BrowseError) -> bool {
+    matches!(e.code, "engine_unavailable" | "engine_crashed" | "page_unresponsive" | "internal")
+}
+
+fn no_page() -> BrowseError {
+    BrowseError::new("no_page", "the tab has no page yet: navigate somewhere first")
+}
+
+/// A request for nothing (a history entry of a page without a URL).
+fn blank_request() -> fetch::Request {
+    fetch::Request::get(Url::parse("about:blank").unwrap_or_else(|_| unreachable!("about:blank is a URL")))
 }
 
 /// A selector that finds `node` again in the same page loaded elsewhere:
@@ -311,7 +731,7 @@ fn form_changes(doc: &Document, skip: &[NodeId]) -> Vec<(String, FormChange)> {
     if state.is_empty() {
         return Vec::new();
     }
-    let skip: std::collections::HashSet<NodeId> = skip.iter().copied().collect();
+    let skip: HashSet<NodeId> = skip.iter().copied().collect();
     doc.descendants(NodeId::DOCUMENT)
         .filter(|n| !skip.contains(n))
         .filter_map(|n| {

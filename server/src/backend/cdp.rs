@@ -37,9 +37,10 @@ use chromiumoxide::cdp::browser_protocol::input::{
     MouseButton,
 };
 use chromiumoxide::cdp::browser_protocol::fetch::{
-    ContinueRequestParams, EnableParams as FetchEnableParams, EventRequestPaused, FailRequestParams,
+    ContinueRequestParams, EnableParams as FetchEnableParams, EventRequestPaused, FailRequestParams, RequestPattern,
 };
-use chromiumoxide::cdp::browser_protocol::network::{ErrorReason, SetCookieParams};
+use chromiumoxide::cdp::browser_protocol::network::{ErrorReason, GetResponseBodyParams, ResourceType};
+use chromiumoxide::cdp::browser_protocol::storage::{GetCookiesParams, SetCookiesParams};
 use chromiumoxide::cdp::browser_protocol::page::{
     CaptureScreenshotFormat, CaptureScreenshotParams, EventJavascriptDialogOpening, GetFrameTreeParams,
     GetNavigationHistoryParams, HandleJavaScriptDialogParams, NavigateParams, NavigateToHistoryEntryParams,
@@ -51,25 +52,24 @@ use chromiumoxide::{Browser, BrowserConfig};
 use futures::StreamExt;
 use url::Url;
 use whittle_engine::{
-    Capture, CapturedKind, CapturedNode, DocumentId, NodeId, Rect, RefTable, Viewport,
+    Capture, CapturedKind, CapturedNode, DocumentId, NodeId, Places, Rect, RefTable, Viewport,
     build_tree, compute_semantics, from_capture,
 };
 
+use super::activity::{Activity, Outcome};
 use super::{Analysis, Arrival, Backend, BrowseError, Effect, Navigation, Page, PageAction, SessionContext, Shot, ShotRequest};
+use crate::cookies::{self, Changes, Cookie};
 use crate::guard::SocketGuard;
 use crate::picture::Mark;
 use crate::policy::NetPolicy;
 use crate::tools::Do;
 
 /// How long one CDP command may take before the page counts as hung.
-const COMMAND_TIMEOUT: Duration = Duration::from_secs(10);
-/// After an action: the longest wait for the page to settle.
+pub(crate) const COMMAND_TIMEOUT: Duration = Duration::from_secs(10);
+/// After an action: the longest wait for the page to become quiet.
 const SETTLE_MAX: Duration = Duration::from_millis(2_500);
-/// After an action: how long the DOM must stay unchanged to count as
-/// settled.
-const QUIET: Duration = Duration::from_millis(200);
-/// How long a parsed page may go on loading (images, ads, scripts that
-/// never finish) before it is shown as it is.
+/// How long a parsed page may go on changing or loading (scripts that
+/// never finish, a DOM that never rests) before it is shown as it is.
 const LOAD_GRACE: Duration = Duration::from_secs(3);
 /// Device pixels per CSS pixel every page is emulated with: a picture
 /// has this many pixels per CSS pixel.
@@ -293,7 +293,10 @@ impl CdpBackend {
             .window_size(o.viewport.width, o.viewport.height)
             .launch_timeout(Duration::from_secs(20))
             .request_timeout(COMMAND_TIMEOUT)
-            .args(["disable-gpu", "disable-quic", "disable-component-update", "disable-sync", "no-first-run", "disable-background-networking", "mute-audio"]);
+            .args(["disable-gpu", "disable-quic", "disable-component-update", "disable-sync", "no-first-run", "disable-background-networking", "mute-audio"])
+            // Back and forward load the page again, with its lifecycle
+            // events (a page restored from the cache sends none).
+            .arg(("disable-features", "BackForwardCache"));
         if running_as_root() {
             builder = builder.no_sandbox();
         }
@@ -329,31 +332,33 @@ impl CdpBackend {
         Ok(Running { browser, alive, number, contexts: tokio::sync::Mutex::new(HashMap::new()), downloads, profile, guard })
     }
 
+    /// The browser context of `session` in `running`, made on first use
+    /// (downloads allowed, into the downloads folder).
+    async fn context(&self, running: &Running, session: u64) -> Result<BrowserContextId, BrowseError> {
+        let mut contexts = running.contexts.lock().await;
+        if let Some(c) = contexts.get(&session) {
+            return Ok(c.clone());
+        }
+        let c = bounded(running.browser.create_browser_context(CreateBrowserContextParams::default())).await?;
+        let downloads = self.inner.options.downloads.clone();
+        let _ = std::fs::create_dir_all(&downloads);
+        let behavior = SetDownloadBehaviorParams::builder()
+            .behavior(SetDownloadBehaviorBehavior::AllowAndName)
+            .browser_context_id(c.clone())
+            .download_path(downloads.display().to_string())
+            .events_enabled(true)
+            .build()
+            .map_err(cdp_error)?;
+        bounded(running.browser.execute(behavior)).await?;
+        contexts.insert(session, c.clone());
+        Ok(c)
+    }
+
     /// Opens a Chromium page for a session (its browser context made on
     /// first use).
     async fn new_target(&self, session: u64) -> Result<(Arc<Running>, chromiumoxide::Page, bool), BrowseError> {
         let (running, relaunched) = self.running().await?;
-        let context = {
-            let mut contexts = running.contexts.lock().await;
-            match contexts.get(&session) {
-                Some(c) => c.clone(),
-                None => {
-                    let c = bounded(running.browser.create_browser_context(CreateBrowserContextParams::default())).await?;
-                    let downloads = self.inner.options.downloads.clone();
-                    let _ = std::fs::create_dir_all(&downloads);
-                    let behavior = SetDownloadBehaviorParams::builder()
-                        .behavior(SetDownloadBehaviorBehavior::AllowAndName)
-                        .browser_context_id(c.clone())
-                        .download_path(downloads.display().to_string())
-                        .events_enabled(true)
-                        .build()
-                        .map_err(cdp_error)?;
-                    bounded(running.browser.execute(behavior)).await?;
-                    contexts.insert(session, c.clone());
-                    c
-                }
-            }
-        };
+        let context = self.context(&running, session).await?;
         let params = CreateTargetParams::builder().url("about:blank").browser_context_id(context).build().map_err(cdp_error)?;
         let page = bounded(running.browser.new_page(params)).await?;
         Ok((running, page, relaunched))
@@ -391,6 +396,16 @@ pub(crate) enum FormChange {
     Selected(bool),
 }
 
+/// What an action did, for a caller that keeps the tabs a page opens as
+/// Chromium tabs.
+#[derive(Debug)]
+pub(crate) enum Acted {
+    /// The effect on this tab.
+    Done(Effect),
+    /// The page opened a new tab: here it is, loaded.
+    Opened(Box<CdpPage>),
+}
+
 /// A tab in Chromium.
 #[derive(Debug)]
 pub struct CdpPage {
@@ -408,10 +423,18 @@ pub struct CdpPage {
     dialogs: Arc<DialogState>,
     /// New tabs this page opened that were already handed over.
     popups_seen: HashSet<TargetId>,
-    /// Cookies to set before the first navigation.
-    cookies: Option<Vec<(String, String)>>,
     /// Whether its target was closed already.
     closed: bool,
+    /// What the page is doing (see `activity.rs`).
+    activity: Arc<Activity>,
+    /// Main-frame navigations a caller takes over.
+    divert: Arc<Divert>,
+    /// A document of another engine whose refs the next capture takes
+    /// over, for the elements found again by their place.
+    adopt: Option<(DocumentId, Places)>,
+    /// The blank page [`CdpPage::park`] is loading, waited for before the
+    /// next navigation.
+    parking: Option<tokio::task::JoinHandle<()>>,
 }
 
 impl Drop for CdpPage {
@@ -461,10 +484,8 @@ impl CdpPage {
     /// its dialogs watched.
     async fn wrap(backend: CdpBackend, running: Arc<Running>, session: u64, viewport: Viewport, page: chromiumoxide::Page) -> CdpPage {
         let dialogs = Arc::new(DialogState::default());
-        watch_dialogs(&page, dialogs.clone()).await;
-        if let Some(policy) = &backend.inner.options.policy {
-            guard_requests(&page, policy.clone()).await;
-        }
+        let divert = Arc::new(Divert::default());
+        let activity = watch(&page, &dialogs, &divert, backend.inner.options.policy.clone()).await;
         CdpPage {
             backend,
             running,
@@ -478,16 +499,131 @@ impl CdpPage {
             notices: Vec::new(),
             dialogs,
             popups_seen: HashSet::new(),
-            cookies: None,
             closed: false,
+            activity,
+            divert,
+            adopt: None,
+            parking: None,
         }
     }
 
-    /// Cookies to set before the first navigation (what the static path's
-    /// jar held for the page, when a tab moves to Chromium).
-    pub fn with_cookies(mut self, cookies: Vec<(String, String)>) -> CdpPage {
-        self.cookies = Some(cookies);
-        self
+    /// Every cookie of this session's browser context.
+    pub(crate) async fn cookies(&self) -> Result<Vec<Cookie>, BrowseError> {
+        let context = self.backend.context(&self.running, self.session).await?;
+        let params = GetCookiesParams::builder().browser_context_id(context).build();
+        let got = bounded(self.running.browser.execute(params)).await?;
+        Ok(got.result.cookies.iter().map(cookies::from_chromium).collect())
+    }
+
+    /// Applies what the static path changed to this session's browser
+    /// context: cookies set, cookies gone. Gives how many Chromium refused.
+    pub(crate) async fn apply_cookies(&self, changes: &Changes) -> Result<usize, BrowseError> {
+        let mut refused = 0;
+        let mut params = Vec::with_capacity(changes.set.len() + changes.gone.len());
+        for c in changes.set.iter().cloned().chain(changes.gone.iter().map(Cookie::expired)) {
+            match cookies::to_chromium(&c) {
+                Some(p) => params.push(p),
+                None => refused += 1,
+            }
+        }
+        if params.is_empty() {
+            return Ok(refused);
+        }
+        let context = self.backend.context(&self.running, self.session).await?;
+        let set = |cookies: Vec<_>| SetCookiesParams { cookies, browser_context_id: Some(context.clone()) };
+        if bounded(self.running.browser.execute(set(params.clone()))).await.is_ok() {
+            return Ok(refused);
+        }
+        // One cookie Chromium refuses fails the whole call: one by one.
+        for p in params {
+            if bounded(self.running.browser.execute(set(vec![p]))).await.is_err() {
+                refused += 1;
+            }
+        }
+        Ok(refused)
+    }
+
+    /// Takes over the refs of `from`, another engine's copy of the page now
+    /// loaded here (a tab moving from the static path): at the next
+    /// capture each element found again at its place keeps its ref; the
+    /// notices say how many were not found.
+    pub(crate) fn adopt_refs(&mut self, from: DocumentId, places: Places) {
+        self.adopt = Some((from, places));
+    }
+
+    /// Leaves the page (the tab's document moved to the other engine):
+    /// Chromium loads a blank page in the background, so the page's
+    /// scripts stop, and the tab is empty until it navigates again.
+    pub(crate) fn park(&mut self) {
+        self.url = None;
+        self.live = None;
+        self.stale = true;
+        self.generation += 1;
+        self.notices.clear();
+        let page = self.page.clone();
+        self.parking = Some(tokio::spawn(async move {
+            if let Ok(params) = NavigateParams::builder().url("about:blank").build() {
+                let _ = tokio::time::timeout(COMMAND_TIMEOUT, page.execute(params)).await;
+            }
+        }));
+    }
+
+    /// The id of Chromium's history entry the tab is at.
+    pub(crate) async fn entry_id(&self) -> Option<i64> {
+        let history = bounded(self.page.execute(GetNavigationHistoryParams::default())).await.ok()?;
+        let i = usize::try_from(history.result.current_index).ok()?;
+        history.result.entries.get(i).map(|e| e.id)
+    }
+
+    /// Goes to Chromium's history entry `id` (keeping what Chromium keeps
+    /// of it: a page's own states, a form's answer); `None` when Chromium
+    /// no longer has it.
+    pub(crate) async fn to_entry(&mut self, id: i64) -> Option<Result<Arrival, BrowseError>> {
+        if let Some(parking) = self.parking.take() {
+            let _ = parking.await;
+        }
+        let history = bounded(self.page.execute(GetNavigationHistoryParams::default())).await.ok()?;
+        if !history.result.entries.iter().any(|e| e.id == id) {
+            return None;
+        }
+        self.notices.clear();
+        let page = self.page.clone();
+        let go = async move { page.execute(NavigateToHistoryEntryParams::new(id)).await.map(|_| ()).map_err(cdp_error) };
+        Some(self.load(go).await)
+    }
+
+    /// The current document as its server sent it (before its scripts
+    /// ran), with the charset it was read in, if Chromium still holds it.
+    pub(crate) fn source(&self) -> impl std::future::Future<Output = Option<(Vec<u8>, Option<String>)>> + Send + 'static {
+        let page = self.page.clone();
+        let loader = self.activity.loader();
+        async move {
+            // A navigation's request has its document's loader id.
+            let params = GetResponseBodyParams::new(chromiumoxide::cdp::browser_protocol::network::RequestId::new(loader?));
+            let body = bounded(page.execute(params)).await.ok()?.result;
+            if body.base64_encoded {
+                use base64::Engine as _;
+                let bytes = base64::engine::general_purpose::STANDARD.decode(&body.body).ok()?;
+                Some((bytes, None))
+            } else {
+                Some((body.body.into_bytes(), Some("utf-8".to_owned())))
+            }
+        }
+    }
+
+    /// While `wants` is set, a GET navigation of the main frame to a URL it
+    /// accepts (a link the page follows when acted on) is not made: the
+    /// page stays where it is, and [`CdpPage::take_diverted`] gives the URL
+    /// to the caller, who loads it elsewhere. `None` turns it off.
+    pub(crate) fn divert(&self, wants: Option<Wants>) {
+        let mut s = self.divert.lock();
+        s.wants = wants;
+        s.taken = None;
+    }
+
+    /// The navigation [`CdpPage::divert`] took, if one was.
+    pub(crate) fn take_diverted(&self) -> Option<Url> {
+        self.divert.lock().taken.take()
     }
 
     /// The Chromium page itself, for tools that speak CDP directly (the
@@ -509,10 +645,8 @@ impl CdpPage {
         let (running, page, _) = self.backend.new_target(self.session).await?;
         self.running = running;
         self.page = page;
-        watch_dialogs(&self.page, self.dialogs.clone()).await;
-        if let Some(policy) = &self.backend.inner.options.policy {
-            guard_requests(&self.page, policy.clone()).await;
-        }
+        let policy = self.backend.inner.options.policy.clone();
+        self.activity = watch(&self.page, &self.dialogs, &self.divert, policy).await;
         self.live = None;
         self.stale = true;
         self.generation += 1;
@@ -553,13 +687,6 @@ impl CdpPage {
 
     /// Goes somewhere (the body of `navigate`).
     async fn go(&mut self, to: Navigation) -> Result<Arrival, BrowseError> {
-        if let (Some(cookies), Navigation::To(url)) = (self.cookies.take(), &to) {
-            for (name, value) in cookies {
-                if let Ok(p) = SetCookieParams::builder().name(name).value(value).url(url.as_str()).build() {
-                    let _ = bounded(self.page.execute(p)).await;
-                }
-            }
-        }
         let page = self.page.clone();
         match to {
             Navigation::To(url) => {
@@ -608,53 +735,76 @@ impl CdpPage {
         Ok(Frame { id: f.id.inner().clone(), loader: f.loader_id.inner().clone(), url: f.url.clone() })
     }
 
-    /// Runs a navigation `go` and waits for its page: until it has loaded,
-    /// or — a page whose images, ads or scripts never finish — until its
-    /// document has been parsed and [`LOAD_GRACE`] more has passed; within
-    /// the navigation timeout either way.
+    /// Runs a navigation `go` and waits until its page can be read: its
+    /// document parsed, then quiet (see `activity.rs`); a page that does
+    /// not get quiet within [`LOAD_GRACE`] of being parsed, or whose
+    /// document never finishes, is shown as far as it got, with a notice.
+    /// All within the navigation timeout.
     async fn load(&mut self, go: impl std::future::Future<Output = Result<(), BrowseError>> + Send + 'static) -> Result<Arrival, BrowseError> {
         let from = self.url.clone();
         let timeout = self.backend.inner.options.nav_timeout;
-        let before = self.frame().await.ok().map(|f| f.loader);
+        let start = tokio::time::Instant::now();
+        let deadline = start + timeout;
+        let before = self.activity.loader();
         self.stale = true;
         self.generation += 1;
         self.live = None;
+        self.activity.begin(true);
+        let timed_out = || BrowseError::new("nav_timeout", format!("the page did not load within {} s", timeout.as_secs()));
+        // chromiumoxide answers `Page.navigate` only once the page has
+        // loaded (or the navigation failed): the command runs on its own
+        // while the page's events say when it can be read.
         let mut nav = tokio::spawn(go);
-        let start = tokio::time::Instant::now();
-        let mut parsed_at: Option<tokio::time::Instant> = None;
-        let outcome = loop {
-            tokio::select! {
-                done = &mut nav => break match done {
-                    Ok(r) => r,
-                    Err(_) => Err(BrowseError::new("internal", "the navigation task failed")),
-                },
-                () = tokio::time::sleep(Duration::from_millis(100)) => {}
-            }
-            if start.elapsed() >= timeout || parsed_at.is_some_and(|t| t.elapsed() >= LOAD_GRACE) {
-                break Err(BrowseError::new("nav_timeout", format!("the page did not load within {} s", timeout.as_secs())));
-            }
-            if parsed_at.is_none() {
-                let frame = tokio::time::timeout(Duration::from_millis(500), self.frame()).await;
-                let committed = matches!(frame, Ok(Ok(f)) if Some(&f.loader) != before.as_ref());
-                if committed && matches!(self.ready_state().await.as_deref(), Some("interactive" | "complete")) {
-                    parsed_at = Some(tokio::time::Instant::now());
+        let mut nav_done = false;
+        let arrived = tokio::select! {
+            done = &mut nav => {
+                nav_done = true;
+                match done {
+                    Ok(Ok(())) => self.activity.arrived(before.as_deref(), start, deadline).await,
+                    Ok(Err(e)) => return Err(e),
+                    Err(_) => return Err(BrowseError::new("internal", "the navigation task failed")),
                 }
             }
+            outcome = self.activity.arrived(before.as_deref(), start, deadline) => outcome,
         };
-        if let Err(e) = outcome {
-            nav.abort();
-            let _ = tokio::time::timeout(Duration::from_secs(2), self.page.execute(StopLoadingParams::default())).await;
-            // Parsed but still loading: show what is there.
-            if e.code != "nav_timeout" || parsed_at.is_none() {
-                return Err(e);
+        let frame = self.frame().await?;
+        // A navigation that failed commits Chromium's error page: its
+        // error is the command's answer, which comes once that page loaded.
+        if frame.url.starts_with("chrome-error:") && !nav_done {
+            match tokio::time::timeout_at(deadline, &mut nav).await {
+                Ok(Ok(Err(e))) => return Err(e),
+                Ok(_) => return Err(BrowseError::new("nav_failed", "Chromium could not load it")),
+                Err(_) => return Err(timed_out()),
             }
-            self.notices.push("the page was still loading (images, ads or scripts): shown as far as it got".into());
         }
-        self.wait_ready(timeout.saturating_sub(start.elapsed())).await;
-        let url = self.frame().await?.url;
+        let partial = match arrived {
+            Outcome::Done => {
+                let grace = deadline.min(tokio::time::Instant::now() + LOAD_GRACE);
+                self.activity.usable(grace).await == Outcome::TimedOut && !self.activity.loaded()
+            }
+            // A document that committed but never finished parsing (it is
+            // still arriving, or waits for a script nothing answers) is
+            // shown as far as it got; nothing committed is a timeout.
+            Outcome::TimedOut if self.activity.loader() != before => true,
+            Outcome::TimedOut => {
+                nav.abort();
+                self.stop_loading().await;
+                return Err(timed_out());
+            }
+        };
+        if partial {
+            nav.abort();
+            self.stop_loading().await;
+            self.notices.push("the page was still loading (scripts or data that did not arrive): shown as far as it got".into());
+        }
+        let url = self.frame().await.map_or(frame.url, |f| f.url);
         let to = Url::parse(&url).map_err(|_| BrowseError::new("nav_failed", "the page has no URL whittle can read"))?;
         self.url = Some(to.clone());
         Ok(Arrival { from, to })
+    }
+
+    async fn stop_loading(&self) {
+        let _ = tokio::time::timeout(Duration::from_secs(2), self.page.execute(StopLoadingParams::default())).await;
     }
 
     /// `document.readyState`, unless the page does not answer within
@@ -664,40 +814,20 @@ impl CdpPage {
         v.as_str().map(str::to_owned)
     }
 
-    /// Waits (bounded) until the document has loaded and the DOM is
-    /// quiet.
-    async fn wait_ready(&self, limit: Duration) {
+    /// Waits (bounded by the navigation timeout) until a document other
+    /// than `before` has been parsed and the page is quiet: after an
+    /// action that navigated, or for a tab the page opened.
+    async fn wait_arrival(&self, before: Option<&str>) {
         let start = tokio::time::Instant::now();
-        while start.elapsed() < limit {
-            match self.ready_state().await.as_deref() {
-                // Parsed, or not answering (settling will not help).
-                Some("complete" | "interactive") | None => break,
-                _ => tokio::time::sleep(Duration::from_millis(50)).await,
-            }
+        let deadline = start + self.backend.inner.options.nav_timeout;
+        if self.activity.arrived(before, start, deadline).await == Outcome::Done {
+            self.activity.usable(deadline.min(tokio::time::Instant::now() + LOAD_GRACE)).await;
         }
-        self.settle().await;
     }
 
-    /// Waits until the DOM stopped changing for [`QUIET`], at most
-    /// [`SETTLE_MAX`].
+    /// Waits until the page is quiet, at most [`SETTLE_MAX`].
     async fn settle(&self) {
-        let start = tokio::time::Instant::now();
-        let mut last: Option<serde_json::Value> = None;
-        let mut quiet_since = tokio::time::Instant::now();
-        while start.elapsed() < SETTLE_MAX {
-            let probe = "(() => { const b = document.body; return b ? [document.getElementsByTagName('*').length, b.innerText.length, document.readyState] : [0, 0, document.readyState]; })()";
-            let now = match self.eval_value(probe).await {
-                Ok(v) => v,
-                Err(_) => return,
-            };
-            if last.as_ref() != Some(&now) {
-                last = Some(now);
-                quiet_since = tokio::time::Instant::now();
-            } else if quiet_since.elapsed() >= QUIET {
-                return;
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
+        self.activity.quiet(tokio::time::Instant::now() + SETTLE_MAX).await;
     }
 
     async fn eval_value(&self, expression: &str) -> Result<serde_json::Value, BrowseError> {
@@ -759,6 +889,15 @@ impl CdpPage {
                 refs.carry(prev.analysis.document.id(), captured.document.id(), |old| {
                     prev.backend_ids.get(old.index()).copied().flatten().and_then(|b| by_backend.get(&b).copied())
                 });
+            } else if let Some((from, places)) = self.adopt.take() {
+                let here = Places::of(&captured.document);
+                let map = places.map_to(&here);
+                let (_, lost) = refs.carry(from, captured.document.id(), |old| map.get(old));
+                if lost > 0 {
+                    self.notices.push(format!(
+                        "{lost} element(s) shown before are not on the page as Chromium shows it: their refs are gone (the others kept theirs)"
+                    ));
+                }
             }
             let mut captured = captured;
             captured.styles.conceal(&captured.document, &captured.layout);
@@ -918,7 +1057,14 @@ impl CdpPage {
         }
         let mut tab = CdpPage::wrap(self.backend.clone(), self.running.clone(), self.session, self.viewport, first?).await;
         tab.generation = 1;
-        tab.wait_ready(self.backend.inner.options.nav_timeout).await;
+        // Opened by the page: its first document may have been parsed
+        // before this tab listened to its events.
+        if matches!(tab.ready_state().await.as_deref(), Some("interactive" | "complete"))
+            && let Ok(f) = tab.frame().await
+        {
+            tab.activity.assume_parsed(f.loader);
+        }
+        tab.wait_arrival(None).await;
         if let Ok(f) = tab.frame().await {
             tab.url = Url::parse(&f.url).ok();
         }
@@ -1114,6 +1260,9 @@ impl Page for CdpPage {
 
     async fn navigate(&mut self, to: Navigation, confirm: bool) -> Result<Arrival, BrowseError> {
         self.notices.clear();
+        if let Some(parking) = self.parking.take() {
+            let _ = parking.await;
+        }
         self.revive().await?;
         // A `beforeunload` prompt of the page being left is answered as the
         // call says (dismissed: the page stays, and the `!` line says so).
@@ -1137,17 +1286,10 @@ impl Page for CdpPage {
     }
 
     async fn act(&mut self, action: PageAction<'_>) -> Result<Effect, BrowseError> {
-        if !self.alive() {
-            return Err(Self::dead());
-        }
-        let before = self.frame().await?;
-        self.dialogs.accept.store(action.confirm, Ordering::SeqCst);
-        let target = match action.target {
-            Some(n) => Some(self.backend_id(n)?),
-            None => None,
-        };
-        let result = self.perform(&action, target).await;
-        self.after_action(before, result).await
+        Ok(match self.act_on(action).await? {
+            Acted::Done(effect) => effect,
+            Acted::Opened(tab) => Effect::Opened(tab),
+        })
     }
 
     fn document_id(&self) -> Option<DocumentId> {
@@ -1183,15 +1325,33 @@ impl Page for CdpPage {
 }
 
 impl CdpPage {
+    /// Performs one action (the trait's `act`), giving a tab the page
+    /// opened as a `CdpPage`.
+    pub(crate) async fn act_on(&mut self, action: PageAction<'_>) -> Result<Acted, BrowseError> {
+        if !self.alive() {
+            return Err(Self::dead());
+        }
+        let before = self.frame().await?;
+        self.dialogs.accept.store(action.confirm, Ordering::SeqCst);
+        self.activity.begin(false);
+        let target = match action.target {
+            Some(n) => Some(self.backend_id(n)?),
+            None => None,
+        };
+        let result = self.perform(&action, target).await;
+        self.after_action(before, result).await
+    }
+
     /// Runs `action` on the element `selector` finds (a tab that just
     /// moved here from the static path: its refs name nodes of the static
     /// document).
-    pub async fn act_at(&mut self, selector: &str, action: PageAction<'_>) -> Result<Effect, BrowseError> {
+    pub(crate) async fn act_at(&mut self, selector: &str, action: PageAction<'_>) -> Result<Acted, BrowseError> {
         let node = self.find(selector).await?.ok_or_else(|| {
             BrowseError::new("not_found", "the element is not on the page as Chromium shows it: observe again")
         })?;
         let before = self.frame().await?;
         self.dialogs.accept.store(action.confirm, Ordering::SeqCst);
+        self.activity.begin(false);
         let result = self.perform(&action, Some(node)).await;
         self.after_action(before, result).await
     }
@@ -1218,7 +1378,7 @@ impl CdpPage {
 
     /// What an action did: waits for the page to settle, then reports
     /// dialogs and downloads, a new tab, a navigation, or a change.
-    async fn after_action(&mut self, before: Frame, result: Result<(), BrowseError>) -> Result<Effect, BrowseError> {
+    async fn after_action(&mut self, before: Frame, result: Result<(), BrowseError>) -> Result<Acted, BrowseError> {
         self.generation += 1;
         self.stale = true;
         if let Err(e) = result {
@@ -1231,21 +1391,21 @@ impl CdpPage {
         let mut events = self.download_lines().await;
         self.dialogs.lines.lock().unwrap_or_else(|e| e.into_inner()).append(&mut events);
         if let Some(tab) = self.popup().await {
-            return Ok(Effect::Opened(Box::new(tab)));
+            return Ok(Acted::Opened(Box::new(tab)));
         }
         if after.loader != before.loader {
-            self.wait_ready(self.backend.inner.options.nav_timeout).await;
+            self.wait_arrival(Some(&before.loader)).await;
             let url = self.frame().await?.url;
             let from = self.url.clone();
             let to = Url::parse(&url).map_err(|_| BrowseError::new("nav_failed", "the page has no URL whittle can read"))?;
             self.url = Some(to.clone());
             self.live = None;
-            return Ok(Effect::Navigated(Arrival { from, to }));
+            return Ok(Acted::Done(Effect::Navigated(Arrival { from, to })));
         }
         if after.url != before.url {
             self.url = Url::parse(&after.url).ok().or(self.url.take());
         }
-        Ok(Effect::Changed)
+        Ok(Acted::Done(Effect::Changed))
     }
 
     /// The backend node id of the first element `selector` matches.
@@ -1517,33 +1677,106 @@ async fn watch_dialogs(page: &chromiumoxide::Page, state: Arc<DialogState>) {
     });
 }
 
-/// Checks every request of `page` against `policy` before it is sent
-/// (CDP `Fetch` interception at the request stage): refused ones fail as
-/// blocked by the client. URLs that are not http(s) or ws(s) (`data:`,
-/// `blob:`) load nothing from the network and pass. Chromium does not
-/// pause WebSocket handshakes here; the socket guard checks those.
-async fn guard_requests(page: &chromiumoxide::Page, policy: Arc<NetPolicy>) {
+/// Sets a tab up: its dialogs answered, its requests checked and its
+/// navigations offered to `divert`, its activity followed.
+async fn watch(page: &chromiumoxide::Page, dialogs: &Arc<DialogState>, divert: &Arc<Divert>, policy: Option<Arc<NetPolicy>>) -> Arc<Activity> {
+    watch_dialogs(page, dialogs.clone()).await;
+    let main_frame = match bounded(page.execute(GetFrameTreeParams::default())).await {
+        Ok(tree) => tree.result.frame_tree.frame.id.inner().clone(),
+        Err(_) => String::new(),
+    };
+    intercept(page, policy, divert.clone(), main_frame.clone()).await;
+    Activity::watch(page, main_frame).await
+}
+
+/// The main-frame navigations a caller takes over while it acts on the
+/// page (`AutoPage`: a link a Chromium page follows to a site the static
+/// path can read).
+#[derive(Default)]
+pub(crate) struct Divert {
+    state: Mutex<DivertState>,
+}
+
+/// Which URLs are wanted, and the one taken.
+type Wants = Arc<dyn Fn(&Url) -> bool + Send + Sync>;
+
+#[derive(Default)]
+struct DivertState {
+    wants: Option<Wants>,
+    taken: Option<Url>,
+}
+
+impl Divert {
+    fn lock(&self) -> std::sync::MutexGuard<'_, DivertState> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Whether the navigation to `url` is taken (the first one wanted).
+    fn take(&self, url: &Url) -> bool {
+        let mut s = self.lock();
+        if s.taken.is_some() || !s.wants.as_ref().is_some_and(|w| w(url)) {
+            return false;
+        }
+        s.taken = Some(url.clone());
+        true
+    }
+}
+
+impl fmt::Debug for Divert {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let s = self.lock();
+        f.debug_struct("Divert").field("on", &s.wants.is_some()).field("taken", &s.taken.is_some()).finish()
+    }
+}
+
+/// Every request of `page` passes here before it is sent (CDP `Fetch` at
+/// the request stage; without a policy, only documents):
+///
+/// - one `policy` refuses fails at once, as blocked by the client (URLs
+///   that are not http(s) or ws(s), `data:` and `blob:`, load nothing from
+///   the network and pass; Chromium does not pause WebSocket handshakes
+///   here, the socket guard checks those);
+/// - a GET of the main frame's next document that `divert` takes fails as
+///   aborted: the page stays where it is, and the caller loads the URL;
+/// - the rest go on.
+///
+/// Each request is answered in a task of its own, so one that Chromium is
+/// slow to take never holds the page's other requests back.
+async fn intercept(page: &chromiumoxide::Page, policy: Option<Arc<NetPolicy>>, divert: Arc<Divert>, main_frame: String) {
     let Ok(mut events) = page.event_listener::<EventRequestPaused>().await else { return };
-    if bounded(page.execute(FetchEnableParams::default())).await.is_err() {
+    let enable = match &policy {
+        Some(_) => FetchEnableParams::default(),
+        None => FetchEnableParams::builder().pattern(RequestPattern::builder().resource_type(ResourceType::Document).build()).build(),
+    };
+    if bounded(page.execute(enable)).await.is_err() {
         return;
     }
     let page = page.clone();
     tokio::spawn(async move {
         while let Some(ev) = events.next().await {
-            let allowed = match Url::parse(&ev.request.url) {
-                Ok(u) if matches!(u.scheme(), "http" | "https" | "ws" | "wss") => policy.check_url(&u).is_ok(),
-                Ok(_) => true,
-                Err(_) => false,
+            let url = Url::parse(&ev.request.url);
+            let allowed = match (&policy, &url) {
+                (None, _) => true,
+                (Some(p), Ok(u)) if matches!(u.scheme(), "http" | "https" | "ws" | "wss") => p.check_url(u).is_ok(),
+                (Some(_), Ok(_)) => true,
+                (Some(_), Err(_)) => false,
             };
-            let id = ev.request_id.clone();
-            let sent = if allowed {
-                tokio::time::timeout(COMMAND_TIMEOUT, page.execute(ContinueRequestParams::new(id))).await.map(|_| ())
+            let navigation = ev.resource_type == ResourceType::Document && ev.frame_id.inner() == &main_frame && ev.request.method == "GET";
+            let reason = if !allowed {
+                Some(ErrorReason::BlockedByClient)
+            } else if navigation && url.as_ref().is_ok_and(|u| divert.take(u)) {
+                Some(ErrorReason::Aborted)
             } else {
-                tokio::time::timeout(COMMAND_TIMEOUT, page.execute(FailRequestParams::new(id, ErrorReason::BlockedByClient)))
-                    .await
-                    .map(|_| ())
+                None
             };
-            let _ = sent;
+            let page = page.clone();
+            let id = ev.request_id.clone();
+            tokio::spawn(async move {
+                let _ = match reason {
+                    Some(reason) => tokio::time::timeout(COMMAND_TIMEOUT, page.execute(FailRequestParams::new(id, reason))).await.map(|_| ()),
+                    None => tokio::time::timeout(COMMAND_TIMEOUT, page.execute(ContinueRequestParams::new(id))).await.map(|_| ()),
+                };
+            });
         }
     });
 }

@@ -1,9 +1,11 @@
 //! The boundary between sessions and whatever holds the pages: the
 //! [`Backend`] trait (one per server process) and the [`Page`] it opens for
 //! each tab. The session (`session.rs`) owns the trait and speaks only to
-//! it; `static_http.rs` implements it with reqwest and the engine's own
-//! DOM, `cdp.rs` over CDP in Chromium, and `auto.rs` starts each tab on the
-//! static path and moves it to Chromium when its page needs scripts.
+//! it; `static_http.rs` holds a page with reqwest and the engine's own
+//! DOM, `cdp.rs` over CDP in Chromium (`activity.rs`: when a Chromium page
+//! can be read), and `auto.rs` is the tab that loads each document on the
+//! static path unless it needs scripts, and moves it to Chromium when it
+//! does.
 //!
 //! A page hands the session an [`Analysis`] — the engine's `Document`,
 //! `Styles`, `Layout`, `Semantics` and `AxTree` — and the session folds,
@@ -11,6 +13,7 @@
 //! same text. Acting takes a [`PageAction`] whose target is already
 //! resolved from a ref to a node of the page's current document.
 
+mod activity;
 pub mod auto;
 pub mod cdp;
 pub mod static_http;
@@ -187,6 +190,18 @@ pub struct SessionContext {
     pub session: u64,
     /// The viewport pages are laid out in.
     pub viewport: whittle_engine::Viewport,
+    /// The sites whose pages needed scripts (they go straight to Chromium).
+    pub sites: std::sync::Arc<auto::Sites>,
+    /// The cookies both engines last agreed on (a tab moving between them
+    /// takes what changed along).
+    pub cookies: std::sync::Arc<crate::cookies::CookieSync>,
+}
+
+impl SessionContext {
+    /// The context of session number `session`, its HTTP client `fetcher`.
+    pub fn new(fetcher: crate::fetch::Fetcher, session: u64, viewport: whittle_engine::Viewport) -> SessionContext {
+        SessionContext { fetcher, session, viewport, sites: Default::default(), cookies: Default::default() }
+    }
 }
 
 /// One tab's page.

@@ -1,8 +1,11 @@
-//! The static backend: pages fetched with reqwest (through
+//! The static path: pages fetched with reqwest (through
 //! [`Fetcher`](crate::fetch::Fetcher): cookies, redirects, caps), parsed
 //! and analysed by the engine, and acted on without scripts — values typed
 //! into the engine's form state, links followed, forms submitted as the
-//! HTML spec says (`whittle_engine::act`).
+//! HTML spec says (`whittle_engine::act`). A [`StaticPage`] holds one
+//! document at a time; the tab around it (`auto.rs`) keeps the history and
+//! decides which engine loads each page. [`StaticBackend`] opens tabs that
+//! never use Chromium.
 //!
 //! Costs: an action that changes only a field's value (`type`, `clear`)
 //! rebuilds only the semantic tree; anything else reruns cascade, layout
@@ -20,12 +23,13 @@ use whittle_engine::{
     build_tree, cascade, compute_layout, compute_semantics, linked_stylesheet_urls, parse,
 };
 
-use super::{Analysis, Arrival, Backend, BrowseError, Effect, Navigation, Page, PageAction, SessionContext};
+use super::auto::AutoPage;
+use super::{Analysis, Arrival, Backend, BrowseError, Effect, Page, PageAction, SessionContext};
 use crate::fetch::{self, FetchError, Fetcher};
 use crate::tools::Do;
 
-/// The static backend (one per process; pages share nothing but the
-/// session's fetcher).
+/// The static backend: tabs that never use Chromium (one per process;
+/// tabs share nothing but the session's fetcher).
 #[derive(Debug, Default)]
 pub struct StaticBackend;
 
@@ -36,20 +40,17 @@ impl Backend for StaticBackend {
     }
 
     async fn open_page(&self, session: &SessionContext) -> Result<Box<dyn Page>, BrowseError> {
-        Ok(Box::new(StaticPage::new(session.fetcher.clone(), session.viewport)))
+        Ok(Box::new(AutoPage::new(session.clone(), None)))
     }
-}
-
-/// One history entry: how to fetch it again.
-#[derive(Debug, Clone)]
-struct Entry {
-    request: fetch::Request,
 }
 
 /// The page a tab shows.
 #[derive(Debug)]
 struct Current {
     url: Url,
+    /// How to fetch it again (a form answered by a redirect: a `GET` of
+    /// where it went).
+    again: fetch::Request,
     /// The viewport and the page's fetched stylesheets, for every cascade.
     cascade: CascadeOptions,
     state: State,
@@ -72,21 +73,19 @@ enum State {
     Taken,
 }
 
-/// A tab of the static backend.
+/// One document on the static path.
 #[derive(Debug)]
 pub struct StaticPage {
     fetcher: Fetcher,
     viewport: Viewport,
-    history: Vec<Entry>,
-    index: usize,
     current: Option<Current>,
     generation: u64,
 }
 
 impl StaticPage {
-    /// An empty tab.
+    /// An empty page.
     pub fn new(fetcher: Fetcher, viewport: Viewport) -> StaticPage {
-        StaticPage { fetcher, viewport, history: Vec::new(), index: 0, current: None, generation: 0 }
+        StaticPage { fetcher, viewport, current: None, generation: 0 }
     }
 
     fn current(&mut self) -> Result<&mut Current, BrowseError> {
@@ -94,9 +93,8 @@ impl StaticPage {
     }
 
     /// Fetches and parses `request`; the new page replaces the current
-    /// one. Returns how to fetch it again (a form answered by a redirect
-    /// is fetched again with a `GET` of where it went).
-    async fn load(&mut self, request: fetch::Request) -> Result<(Arrival, fetch::Request), BrowseError> {
+    /// one (on failure the current one stays).
+    pub async fn load(&mut self, request: fetch::Request) -> Result<Arrival, BrowseError> {
         let again = request.clone();
         let from = self.current.as_ref().map(|c| c.url.clone());
         let response = self.fetcher.fetch_page(request).await.map_err(fetch_error)?;
@@ -122,6 +120,7 @@ impl StaticPage {
         };
         self.current = Some(Current {
             url: url.clone(),
+            again,
             cascade: cascade_options,
             state: State::Dirty(Box::new(document)),
             scroll_y: 0.0,
@@ -129,33 +128,12 @@ impl StaticPage {
             files: HashMap::new(),
             notices,
         });
-        Ok((Arrival { from, to: url }, again))
+        Ok(Arrival { from, to: url })
     }
 
-    /// Goes to a new entry: loads it and cuts the forward history.
-    async fn go(&mut self, request: fetch::Request) -> Result<Arrival, BrowseError> {
-        let (arrival, again) = self.load(request).await?;
-        if !self.history.is_empty() {
-            self.history.truncate(self.index + 1);
-        }
-        self.history.push(Entry { request: again });
-        self.index = self.history.len() - 1;
-        Ok(arrival)
-    }
-
-    /// Loads history entry `i` again (a POST only when confirmed).
-    async fn revisit(&mut self, i: usize, confirm: bool) -> Result<Arrival, BrowseError> {
-        let entry = self.history[i].clone();
-        if entry.request.method == fetch::Method::Post && !confirm {
-            return Err(BrowseError::new(
-                "confirm_needed",
-                "that page was the answer to a form: going there sends the form again; repeat with confirm:true",
-            ));
-        }
-        let (arrival, again) = self.load(entry.request).await?;
-        self.history[i].request = again;
-        self.index = i;
-        Ok(arrival)
+    /// How to fetch the current page again, if one is loaded.
+    pub fn request(&self) -> Option<&fetch::Request> {
+        self.current.as_ref().map(|c| &c.again)
     }
 
     /// The document, for changing it: its analysis is dropped, unless
@@ -200,7 +178,7 @@ impl StaticPage {
                     return Ok(Effect::Changed);
                 }
                 let request = fetch::Request { referrer: Some(current.url.clone()), ..fetch::Request::get(url) };
-                Ok(Effect::Navigated(self.go(request).await?))
+                Ok(Effect::Navigated(self.load(request).await?))
             }
             Click::Submit(submission) => self.submit(submission).await,
             Click::ChooseFile(_) => {
@@ -234,45 +212,32 @@ impl StaticPage {
         if submission.new_tab && request.method == fetch::Method::Get {
             return Ok(Effect::NewTab(request.url));
         }
-        Ok(Effect::Navigated(self.go(request).await?))
-    }
-}
-
-#[async_trait]
-impl Page for StaticPage {
-    fn engine(&self) -> &'static str {
-        "static"
+        Ok(Effect::Navigated(self.load(request).await?))
     }
 
-    fn url(&self) -> Option<&Url> {
+    /// The current URL, if a page is loaded.
+    pub fn url(&self) -> Option<&Url> {
         self.current.as_ref().map(|c| &c.url)
     }
 
-    fn notices(&self) -> Vec<String> {
+    /// Notices about the current page.
+    pub fn notices(&self) -> Vec<String> {
         self.current.as_ref().map(|c| c.notices.clone()).unwrap_or_default()
     }
 
-    fn document_id(&self) -> Option<DocumentId> {
+    /// The current document's id.
+    pub fn document_id(&self) -> Option<DocumentId> {
         self.document().map(Document::id)
     }
 
-    fn generation(&self) -> u64 {
+    /// A number that changes whenever the page may look different.
+    pub fn generation(&self) -> u64 {
         self.generation
     }
 
-    async fn navigate(&mut self, to: Navigation, confirm: bool) -> Result<Arrival, BrowseError> {
-        match to {
-            Navigation::To(url) => self.go(fetch::Request::get(url)).await,
-            Navigation::Back if self.index > 0 && !self.history.is_empty() => self.revisit(self.index - 1, confirm).await,
-            Navigation::Back => Err(BrowseError::new("nav_failed", "there is no page to go back to")),
-            Navigation::Forward if self.index + 1 < self.history.len() => self.revisit(self.index + 1, confirm).await,
-            Navigation::Forward => Err(BrowseError::new("nav_failed", "there is no page to go forward to")),
-            Navigation::Reload if !self.history.is_empty() => self.revisit(self.index, confirm).await,
-            Navigation::Reload => Err(no_page()),
-        }
-    }
-
-    async fn analysis(&mut self, refs: &mut RefTable) -> Result<&Analysis, BrowseError> {
+    /// The engine's view of the page, computed if it changed since the
+    /// last call.
+    pub async fn analysis(&mut self, refs: &mut RefTable) -> Result<&Analysis, BrowseError> {
         let generation = self.generation;
         let current = self.current()?;
         let state = std::mem::replace(&mut current.state, State::Taken);
@@ -304,7 +269,8 @@ impl Page for StaticPage {
         }
     }
 
-    async fn act(&mut self, a: PageAction<'_>) -> Result<Effect, BrowseError> {
+    /// Performs one action (see [`Page::act`]).
+    pub async fn act(&mut self, a: PageAction<'_>) -> Result<Effect, BrowseError> {
         let focus = self.current()?.focus;
         let target = a.target.or(focus);
         let need = |t: Option<NodeId>| t.ok_or_else(|| BrowseError::new("invalid_args", "this action needs a `ref`"));
@@ -461,7 +427,7 @@ fn same_document(from: &Url, to: &Url) -> bool {
 /// Runs CPU-bound engine work: on a multi-threaded runtime it tells tokio
 /// (`block_in_place`) so other tasks move to other workers; on a
 /// current-thread runtime, where that would panic, it just runs.
-fn blocking<R>(f: impl FnOnce() -> R) -> R {
+pub(crate) fn blocking<R>(f: impl FnOnce() -> R) -> R {
     match tokio::runtime::Handle::try_current() {
         Ok(h) if h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread => tokio::task::block_in_place(f),
         _ => f(),

@@ -130,7 +130,7 @@ async fn site() -> Server {
     .await
 }
 
-async fn session(backend: &AutoBackend) -> Session {
+pub(crate) async fn session(backend: &AutoBackend) -> Session {
     let fetcher = Fetcher::new(Limits::default(), None).unwrap_or_else(|e| panic!("{e}"));
     Session::new(Arc::new(backend.clone()), fetcher, SessionOptions::default()).await.unwrap_or_else(|e| panic!("{e}"))
 }
@@ -144,7 +144,7 @@ fn ref_named(out: &ToolOutput, role: &str, name: &str) -> u32 {
         .unwrap_or_else(|| panic!("no {role} {name:?} in\n{}", out.text))
 }
 
-fn engine(out: &ToolOutput) -> String {
+pub(crate) fn engine(out: &ToolOutput) -> String {
     serde_json::to_value(&out.envelope).map(|v| v["server"]["engine"].as_str().unwrap_or("").to_owned()).unwrap_or_default()
 }
 
@@ -166,6 +166,7 @@ async fn chromium_backend() {
     the_chromium_path_reads_like_the_static_path(&always, &never).await;
     a_script_page_escalates_and_its_form_works(&auto, &never, &site).await;
     a_plain_page_stays_static(&auto, &site).await;
+    crate::hybrid::run(&auto, &never).await;
     a_script_only_control_moves_the_tab(&auto, &site).await;
     every_step_works_through_cdp(&always, &site).await;
     research_renders_script_pages_when_allowed(&auto, &never, &site).await;
@@ -320,6 +321,10 @@ async fn a_script_only_control_moves_the_tab(auto: &AutoBackend, site: &Server) 
     // What was typed, checked and selected on the static path was carried
     // over, and the click ran the page's script.
     assert!(text.contains("Clicked: hello, urgent, Blue"), "{text}");
+    // The elements kept their refs across the move.
+    assert_eq!(ref_named(&out, "textbox", "Note"), note, "{text}");
+    assert_eq!(ref_named(&out, "checkbox", "Urgent"), urgent, "{text}");
+    assert!(!text.contains("their refs are gone"), "{text}");
 }
 
 async fn every_step_works_through_cdp(always: &AutoBackend, site: &Server) {

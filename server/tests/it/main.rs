@@ -5,6 +5,7 @@ mod chromium;
 mod compat;
 mod fetch;
 mod hostile;
+mod hybrid;
 mod research;
 mod server;
 mod session;

@@ -1,0 +1,274 @@
+//! One tab over both engines, against two loopback sites (two origins of
+//! one host, so they share cookies): a site of plain pages and a site of
+//! apps. Each document goes to the engine it needs; history, cookies, what
+//! was typed and refs move with the tab; a request nothing answers does
+//! not hold a page; a Chromium that dies mid-session costs a notice, not
+//! the tab. Run by `chromium.rs` on its one Chromium.
+
+use std::time::Duration;
+
+use serde_json::json;
+use whittle::backend::auto::AutoBackend;
+
+use crate::chromium::{engine, session};
+use crate::server::{Reply, Seen, Server};
+use crate::session::{call, ok};
+
+/// An app: nothing but a root its script fills. It sets a cookie from the
+/// script and says which cookies it sees.
+const APP: &str = r#"<!doctype html><title>Field app</title><div id="root"></div>
+<script>
+document.cookie = 'fromjs=2; path=/';
+const seen = document.cookie.split('; ').map(c => c.split('=')[0]);
+document.getElementById('root').innerHTML =
+  '<main><h1>App home</h1><p id="odd">odd cookie: ' + (seen.includes('odd') ? 'yes' : 'no') + '</p>' +
+  '<p>c0 cookie: ' + (seen.includes('c0') ? 'yes' : 'no') + '</p>' +
+  '<a href="{PLAIN}">Back to the article</a> <a href="/other">Another app page</a></main>';
+</script>"#;
+
+/// An app page that renders, then asks for data nothing answers.
+const WAITING: &str = r#"<!doctype html><title>Waiting</title><div id="root"></div>
+<script>
+document.getElementById('root').innerHTML = '<main><h1>Rendered</h1><p>The list below fills when the data comes.</p></main>';
+fetch('/hang').then(r => r.text()).then(t => { document.querySelector('p').textContent = t; });
+</script>"#;
+
+/// An app page whose second script nothing answers: the parser waits.
+const STUCK: &str = r#"<!doctype html><title>Stuck</title><div id="root"></div>
+<script>document.getElementById('root').innerHTML = '<main><h1>Before the script</h1></main>';</script>
+<script src="/hang"></script><p>After the script</p>"#;
+
+const ARTICLE: &str = "<main><h1>Rain returns</h1><p>The first heavy rain of the year fell over the valley on Tuesday night, filling the reservoirs by a third.</p><p>Farmers said it came just in time for the barley.</p></main>";
+
+/// The plain site: an article linking to the app, a page that sets many
+/// cookies, one that says which cookies it was sent, a redirect to the app,
+/// and a page its stylesheet hides until its script shows it.
+async fn plain_site(app: &Server) -> Server {
+    let app_url = app.url("/app").to_string();
+    Server::start(move |seen: &Seen| {
+        let path = seen.path.split('?').next().unwrap_or("");
+        // The app links back here: it is told where here is.
+        let back = format!("{app_url}?plain=http://{}/plain", seen.header("host").unwrap_or(""));
+        match path {
+            "/plain" => Reply::html(&format!("<title>Article</title>{ARTICLE}<p><a href=\"{back}\">Open the app</a></p>")),
+            // Fifty cookies a page (a response carries at most 100
+            // headers), the first page three more.
+            "/login" => {
+                let part: usize = seen.path.split("part=").nth(1).and_then(|p| p.parse().ok()).unwrap_or(0);
+                let mut reply = Reply::html("<title>Signed in</title><main><h1>Signed in</h1></main>");
+                if part == 0 {
+                    reply = reply
+                        .header("Set-Cookie", "sid=abc; Path=/; HttpOnly")
+                        .header("Set-Cookie", "odd=1; Path=/; SameSite=None")
+                        .header("Set-Cookie", &format!("big={}; Path=/", "x".repeat(5000)));
+                }
+                for i in part * 50..(part + 1) * 50 {
+                    reply = reply.header("Set-Cookie", &format!("c{i}={i}; Path=/"));
+                }
+                reply
+            }
+            "/echo" => {
+                let cookies = seen.header("cookie").unwrap_or("");
+                let names: Vec<&str> = cookies.split("; ").filter_map(|c| c.split('=').next()).collect();
+                let has = |n: &str| if names.contains(&n) { "yes" } else { "no" };
+                Reply::html(&format!(
+                    "<title>Echo</title><main><h1>Cookies sent</h1><p>{} cookies</p><p>sid: {}</p><p>big: {}</p><p>c249: {}</p><p>fromjs: {}</p></main>",
+                    names.len(),
+                    has("sid"),
+                    has("big"),
+                    has("c249"),
+                    has("fromjs")
+                ))
+            }
+            "/go" => Reply::redirect(302, &back),
+            "/veil" => Reply::html(&format!(
+                "<title>Veiled</title><style>html {{ display: none }}</style><script>if (self === top) document.documentElement.style.display = 'block';</script>{ARTICLE}"
+            )),
+            _ => Reply::page(404, "text/html", b"<title>Not found</title><h1>Nothing here</h1>"),
+        }
+    })
+    .await
+}
+
+/// The app site. `/other` is a plain page of that site.
+async fn app_site() -> Server {
+    // The app links back to the plain site, whose address is known only
+    // once both run: the app asks for it in its query.
+    Server::start(move |seen: &Seen| {
+        let (path, query) = seen.path.split_once('?').unwrap_or((&seen.path, ""));
+        match path {
+            "/app" => Reply::html(&APP.replace("{PLAIN}", &query.replace("plain=", ""))),
+            "/other" => Reply::html(&format!("<title>Other</title>{ARTICLE}")),
+            "/waiting" => Reply::html(WAITING),
+            "/stuck" => Reply::html(STUCK),
+            "/hang" => Reply::Hang,
+            _ => Reply::page(404, "text/html", b"<title>Not found</title><h1>Nothing here</h1>"),
+        }
+    })
+    .await
+}
+
+/// Every scenario, on `auto` (Chromium when needed) and `never` (no
+/// Chromium).
+pub(crate) async fn run(auto: &AutoBackend, never: &AutoBackend) {
+    let app = app_site().await;
+    let plain = plain_site(&app).await;
+    let app_url = format!("{}?plain={}", app.url("/app"), plain.url("/plain"));
+    documents_choose_their_engine(auto, &plain, &app_url).await;
+    cookies_follow_the_tab_both_ways(auto, &plain, &app_url).await;
+    a_site_that_needed_scripts_starts_static_again(auto, &app, &app_url).await;
+    a_redirect_from_a_plain_page_to_an_app(auto, &plain).await;
+    a_page_hidden_until_its_script_shows_it(auto, never, &plain).await;
+    a_request_nothing_answers_does_not_hold_the_page(auto, &app).await;
+    a_chromium_that_dies_costs_a_notice_not_the_tab(auto, &plain, &app_url).await;
+}
+
+/// Static → Chromium by a link, Chromium → static by a link (diverted),
+/// back and forward across engines.
+async fn documents_choose_their_engine(auto: &AutoBackend, plain: &Server, app_url: &str) {
+    let mut s = session(auto).await;
+    let out = call(&mut s, "navigate", json!({"url": plain.url("/plain").as_str()})).await;
+    assert_eq!(engine(&out), "static", "{}", out.text);
+    // A link from the article to the app: the app needs scripts.
+    let out = call(&mut s, "act", json!({"do": "click", "text": "Open the app"})).await;
+    let text = ok(&out);
+    assert!(out.envelope.page_content.as_ref().is_some_and(|p| p.url.starts_with(app_url.split('?').next().unwrap_or(""))), "{text}");
+    assert_eq!(engine(&out), "chromium", "{text}");
+    assert!(text.contains("⚠ this page needs scripts: switched to Chromium"), "{text}");
+    assert!(text.contains("h1 App home"), "{text}");
+    // A link the app follows back to the article: the static path loads it.
+    let out = call(&mut s, "act", json!({"do": "click", "text": "Back to the article"})).await;
+    let text = ok(&out);
+    assert_eq!(engine(&out), "static", "{text}");
+    assert!(text.contains("h1 Rain returns"), "{text}");
+    assert!(text.contains("→ "), "the act says it navigated: {text}");
+    // Back: the app, whose site needs scripts, straight in Chromium.
+    let out = call(&mut s, "navigate", json!({"url": "back"})).await;
+    let text = ok(&out);
+    assert_eq!(engine(&out), "chromium", "{text}");
+    assert!(text.contains("⚠ this site needed scripts: shown by Chromium"), "{text}");
+    assert!(text.contains("h1 App home"), "{text}");
+    // Forward: the article again, static.
+    let out = call(&mut s, "navigate", json!({"url": "forward"})).await;
+    assert_eq!(engine(&out), "static", "{}", out.text);
+    // Back twice: the first page of the tab; once more, nothing.
+    call(&mut s, "navigate", json!({"url": "back"})).await;
+    let out = call(&mut s, "navigate", json!({"url": "back"})).await;
+    assert_eq!(engine(&out), "static", "{}", out.text);
+    assert!(ok(&out).contains("h1 Rain returns"), "{}", out.text);
+    let out = call(&mut s, "navigate", json!({"url": "back"})).await;
+    assert_eq!(crate::session::code(&out), "nav_failed", "{}", out.text);
+}
+
+/// Cookies set on the static path reach Chromium, and what Chromium's
+/// page set reaches the static path; cookies Chromium refuses (too large,
+/// more than it keeps per site) stay on the static path, and an odd one
+/// (`SameSite=None` without `Secure`) is carried rather than lost.
+async fn cookies_follow_the_tab_both_ways(auto: &AutoBackend, plain: &Server, app_url: &str) {
+    let mut s = session(auto).await;
+    ok(&call(&mut s, "navigate", json!({"url": plain.url("/login?part=0").as_str()})).await);
+    let out = call(&mut s, "navigate", json!({"url": app_url})).await;
+    let text = ok(&out);
+    assert_eq!(engine(&out), "chromium", "{text}");
+    assert!(text.contains("odd cookie: yes") && text.contains("c0 cookie: yes"), "{text}");
+    assert!(text.contains("⚠ 1 cookie(s) could not be carried to Chromium"), "{text}");
+    let out = call(&mut s, "act", json!({"do": "click", "text": "Back to the article"})).await;
+    assert_eq!(engine(&out), "static", "{}", out.text);
+    // Two hundred more: more than Chromium keeps for one site.
+    for part in 1..5 {
+        ok(&call(&mut s, "navigate", json!({"url": plain.url(&format!("/login?part={part}")).as_str()})).await);
+    }
+    assert_eq!(engine(&call(&mut s, "navigate", json!({"url": app_url})).await), "chromium");
+    let out = call(&mut s, "act", json!({"do": "click", "text": "Back to the article"})).await;
+    assert_eq!(engine(&out), "static", "{}", out.text);
+    let out = call(&mut s, "navigate", json!({"url": plain.url("/echo").as_str()})).await;
+    let text = ok(&out);
+    assert_eq!(engine(&out), "static", "{text}");
+    // sid, odd, big, c0…c249, and the app's own: nothing lost.
+    assert!(text.contains("254 cookies"), "{text}");
+    for have in ["sid: yes", "big: yes", "c249: yes", "fromjs: yes"] {
+        assert!(text.contains(have), "{have}: {text}");
+    }
+}
+
+/// A site whose page needed scripts goes straight to Chromium; once one of
+/// its pages turns out complete without them, it starts static again.
+async fn a_site_that_needed_scripts_starts_static_again(auto: &AutoBackend, app: &Server, app_url: &str) {
+    let mut s = session(auto).await;
+    assert_eq!(engine(&call(&mut s, "navigate", json!({"url": app_url})).await), "chromium");
+    let out = call(&mut s, "navigate", json!({"url": app.url("/other").as_str()})).await;
+    let text = ok(&out);
+    assert_eq!(engine(&out), "chromium", "{text}");
+    assert!(text.contains("⚠ this site needed scripts: shown by Chromium"), "{text}");
+    // That page was complete as served: the site's next page is static.
+    let out = call(&mut s, "navigate", json!({"url": app.url("/other").as_str()})).await;
+    assert_eq!(engine(&out), "static", "{}", out.text);
+    assert!(ok(&out).contains("h1 Rain returns"), "{}", out.text);
+}
+
+async fn a_redirect_from_a_plain_page_to_an_app(auto: &AutoBackend, plain: &Server) {
+    let mut s = session(auto).await;
+    let out = call(&mut s, "navigate", json!({"url": plain.url("/go").as_str()})).await;
+    let text = ok(&out);
+    assert_eq!(engine(&out), "chromium", "{text}");
+    assert!(text.contains("h1 App home"), "{text}");
+}
+
+/// `html { display: none }` until a frame-busting script shows the page:
+/// Chromium when it can, else the page with that rule set aside.
+async fn a_page_hidden_until_its_script_shows_it(auto: &AutoBackend, never: &AutoBackend, plain: &Server) {
+    let mut s = session(auto).await;
+    let out = call(&mut s, "navigate", json!({"url": plain.url("/veil").as_str()})).await;
+    let text = ok(&out);
+    assert_eq!(engine(&out), "chromium", "{text}");
+    assert!(text.contains("⚠ this page hides itself until its script shows it: switched to Chromium"), "{text}");
+    assert!(text.contains("filling the reservoirs"), "{text}");
+    let mut s = session(never).await;
+    let out = call(&mut s, "navigate", json!({"url": plain.url("/veil").as_str()})).await;
+    let text = ok(&out);
+    assert_eq!(engine(&out), "static", "{text}");
+    assert!(text.contains("⚠ this page hides itself until its script shows it: shown with that rule set aside"), "{text}");
+    assert!(text.contains("filling the reservoirs"), "{text}");
+}
+
+/// A fetch nothing answers is not waited for; a parser-blocking script
+/// nothing answers holds the parse, and the page is shown as far as it
+/// got when the navigation's time is up.
+async fn a_request_nothing_answers_does_not_hold_the_page(auto: &AutoBackend, app: &Server) {
+    let mut s = session(auto).await;
+    let out = call(&mut s, "navigate", json!({"url": app.url("/waiting").as_str()})).await;
+    let text = ok(&out);
+    assert_eq!(engine(&out), "chromium", "{text}");
+    assert!(text.contains("h1 Rendered"), "{text}");
+    assert!(!text.contains("still loading"), "{text}");
+    let out = call(&mut s, "navigate", json!({"url": app.url("/stuck").as_str()})).await;
+    let text = ok(&out);
+    assert!(text.contains("⚠ the page was still loading"), "{text}");
+    assert!(text.contains("h1 Before the script"), "{text}");
+    assert!(!text.contains("After the script"), "{text}");
+}
+
+/// Chromium killed while the tab shows a Chromium page: the next plain
+/// page loads on the static path, and the next app relaunches Chromium.
+async fn a_chromium_that_dies_costs_a_notice_not_the_tab(auto: &AutoBackend, plain: &Server, app_url: &str) {
+    let mut s = session(auto).await;
+    assert_eq!(engine(&call(&mut s, "navigate", json!({"url": app_url})).await), "chromium");
+    let marker = format!("whittle-chromium-{}-", std::process::id());
+    let status = std::process::Command::new("pkill").args(["-KILL", "-f", &marker]).status();
+    assert!(status.is_ok_and(|s| s.success()), "pkill found no Chromium");
+    // Until its pipe closes, the old Chromium looks alive.
+    for _ in 0..50 {
+        if std::process::Command::new("pgrep").args(["-f", &marker]).status().is_ok_and(|s| !s.success()) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let out = call(&mut s, "navigate", json!({"url": plain.url("/plain").as_str()})).await;
+    let text = ok(&out);
+    assert_eq!(engine(&out), "static", "{text}");
+    assert!(text.contains("h1 Rain returns"), "{text}");
+    let out = call(&mut s, "navigate", json!({"url": app_url})).await;
+    let text = ok(&out);
+    assert_eq!(engine(&out), "chromium", "{text}");
+    assert!(text.contains("h1 App home"), "{text}");
+}
