@@ -116,19 +116,21 @@ pub fn before_after(bytes: &[u8]) -> (Observation, Observation) {
 }
 
 /// A Chromium backend for benches on a machine without internet:
-/// requests to hosts other than loopback fail at once (a closed proxy
+/// requests to hosts other than loopback (`127.0.0.1`, `localhost`) fail
+/// at once (a closed proxy
 /// port, names not resolved) instead of hanging on connects, as a
 /// connected machine would answer them; nothing leaves the machine.
 pub fn offline_chromium() -> CdpBackend {
     let offline = vec![
         "proxy-server=http://127.0.0.1:9".to_owned(),
-        "proxy-bypass-list=127.0.0.1".to_owned(),
-        "host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1".to_owned(),
+        "proxy-bypass-list=127.0.0.1;localhost".to_owned(),
+        "host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1 , EXCLUDE localhost".to_owned(),
     ];
     CdpBackend::new(ChromiumOptions { args: offline, ..ChromiumOptions::default() })
 }
 
-/// Serves `pages` (path → bytes) on a loopback port until the process ends.
+/// Serves `pages` (path → bytes) on a loopback port until the process ends,
+/// as `text/html` without a charset: each engine reads the page's own.
 pub async fn serve(pages: Arc<HashMap<String, Vec<u8>>>) -> std::net::SocketAddr {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind loopback");
     let addr = listener.local_addr().expect("local addr");
@@ -155,7 +157,7 @@ pub async fn serve(pages: Arc<HashMap<String, Vec<u8>>>) -> std::net::SocketAddr
                     None => ("404 Not Found", &b"not found"[..]),
                 };
                 let header = format!(
-                    "HTTP/1.1 {status}\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                    "HTTP/1.1 {status}\r\nContent-Type: text/html\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
                     body.len()
                 );
                 let _ = tokio::io::AsyncWriteExt::write_all(&mut stream, header.as_bytes()).await;
