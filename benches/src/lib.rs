@@ -116,15 +116,15 @@ pub fn before_after(bytes: &[u8]) -> (Observation, Observation) {
 }
 
 /// A Chromium backend for benches on a machine without internet:
-/// requests to hosts other than loopback (`127.0.0.1`, `localhost`) fail
-/// at once (a closed proxy
+/// requests to hosts other than loopback (`127.0.0.1`, `localhost` and
+/// its subdomains) fail at once (a closed proxy
 /// port, names not resolved) instead of hanging on connects, as a
 /// connected machine would answer them; nothing leaves the machine.
 pub fn offline_chromium() -> CdpBackend {
     let offline = vec![
         "proxy-server=http://127.0.0.1:9".to_owned(),
-        "proxy-bypass-list=127.0.0.1;localhost".to_owned(),
-        "host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1 , EXCLUDE localhost".to_owned(),
+        "proxy-bypass-list=127.0.0.1;localhost;*.localhost".to_owned(),
+        "host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1 , EXCLUDE localhost , EXCLUDE *.localhost".to_owned(),
     ];
     CdpBackend::new(ChromiumOptions { args: offline, ..ChromiumOptions::default() })
 }

@@ -6,14 +6,20 @@
 //! the MCP SDK's client (rmcp), one tab navigating in order through every
 //! page of a mix: the readability, bootstrap and WPT pages of the shared
 //! corpus, with one of the project's script-rendered pages
-//! (`corpus/scripted/`) after every 20 of them. The corpus pages are served
-//! from one loopback origin, the script-rendered pages from another (an
-//! app is a site of its own), both by this bench. Each `navigate` is timed
-//! from the client's request to its result.
+//! (`corpus/scripted/`) after every 20 of them. This bench serves them on
+//! loopback, each site under a name of its own, as on the web: every
+//! readability page is a site (`<case>.localhost`), the bootstrap examples
+//! one (`bootstrap.localhost`), the WPT pages one (`wpt.localhost`), the
+//! script-rendered pages one (`apps.localhost`); `*.localhost` is loopback
+//! to both whittle and Chromium. Each `navigate` is timed from the client's
+//! request to its result.
 //!
 //! Chromium: one headless tab of Debian's Chromium, `Page.navigate` until
 //! the page's `load` event, then `Accessibility.getFullAXTree`, on the same
-//! list, page by page between whittle's navigations. On both sides the
+//! list. The two take turns by blocks of `--every` pages (whittle's
+//! navigations of a block, then Chromium's of the same pages), so neither
+//! is timed while the other works: Chromium goes on after a page has
+//! loaded (its scripts, and its renderer processes, one per site). On both sides the
 //! pages' requests to other hosts fail at once (no internet on the bench
 //! machine): whittle's guard finds no address for them, the plain Chromium
 //! has a closed proxy and no resolver.
@@ -139,14 +145,14 @@ async fn run(args: Args, corpus: Vec<PathBuf>) {
         apps.insert(format!("/{name}"), bytes);
         app_names.push(name);
     }
-    let site = serve(Arc::new(pages)).await;
-    let app_site = serve(Arc::new(apps)).await;
+    let port = serve(Arc::new(pages)).await.port();
+    let apps_port = serve(Arc::new(apps)).await.port();
     let mut stops = Vec::new();
     for (i, name) in corpus_names.iter().enumerate() {
-        stops.push(Stop { name: name.clone(), url: format!("http://{site}/{name}"), scripted: false });
+        stops.push(Stop { name: name.clone(), url: format!("http://{}:{port}/{name}", site_of(name)), scripted: false });
         if (i + 1) % args.every == 0 && !app_names.is_empty() {
             let app = &app_names[(i / args.every) % app_names.len()];
-            stops.push(Stop { name: format!("scripted/{app}"), url: format!("http://localhost:{}/{app}", app_site.port()), scripted: true });
+            stops.push(Stop { name: format!("scripted/{app}"), url: format!("http://apps.localhost:{apps_port}/{app}"), scripted: true });
         }
     }
 
@@ -169,38 +175,61 @@ async fn run(args: Args, corpus: Vec<PathBuf>) {
 
     // Untimed: both sides' first navigation (Chromium's launch, the
     // fetcher's first connection, o200k's pattern).
-    let warm = format!("http://{site}/{}", corpus_names[0]);
+    let warm = stops[0].url.clone();
     let _ = navigate(&client, &warm).await;
     let _ = tokio::time::timeout(NAV_TIMEOUT, tab.cdp().goto(warm.as_str())).await;
 
+    // In blocks of `--every` pages: whittle's navigations, then Chromium's
+    // on the same pages. Neither runs while the other is timed (Chromium
+    // goes on working after a page loads: its scripts, its renderer
+    // processes, one per site), and both see the machine as it is then.
     let mut rows = Vec::with_capacity(stops.len());
-    for stop in &stops {
-        let t = Instant::now();
-        let result = navigate(&client, &stop.url).await;
-        let took = ms(t.elapsed());
-        let (whittle, engine, error) = match result {
-            Ok((true, engine, _)) => (Some(took), engine, None),
-            Ok((false, engine, code)) => (None, engine, Some(format!("{code} after {took:.0} ms"))),
-            Err(e) => (None, String::new(), Some(e)),
-        };
-        let t = Instant::now();
-        let chromium = match tokio::time::timeout(NAV_TIMEOUT, tab.cdp().goto(stop.url.as_str())).await {
-            Ok(Ok(_)) => tab.cdp().execute(GetFullAxTreeParams::default()).await.ok().map(|_| ms(t.elapsed())),
-            _ => None,
-        };
-        eprintln!(
-            "[{}/{}] {}: whittle {} · Chromium {}",
-            rows.len() + 1,
-            stops.len(),
-            stop.name,
-            whittle.map_or_else(|| error.clone().unwrap_or_default(), |t| format!("{t:.1} ms ({engine})")),
-            chromium.map_or_else(|| "failed".to_owned(), |t| format!("{t:.1} ms"))
-        );
-        rows.push(Row { name: stop.name.clone(), scripted: stop.scripted, whittle, engine, error, chromium });
+    for block in stops.chunks(args.every) {
+        let mut ours = Vec::with_capacity(block.len());
+        for stop in block {
+            let t = Instant::now();
+            let result = navigate(&client, &stop.url).await;
+            let took = ms(t.elapsed());
+            ours.push(match result {
+                Ok((true, engine, _)) => (Some(took), engine, None),
+                Ok((false, engine, code)) => (None, engine, Some(format!("{code} after {took:.0} ms"))),
+                Err(e) => (None, String::new(), Some(e)),
+            });
+        }
+        for (stop, (whittle, engine, error)) in block.iter().zip(ours) {
+            let t = Instant::now();
+            let chromium = match tokio::time::timeout(NAV_TIMEOUT, tab.cdp().goto(stop.url.as_str())).await {
+                Ok(Ok(_)) => tab.cdp().execute(GetFullAxTreeParams::default()).await.ok().map(|_| ms(t.elapsed())),
+                _ => None,
+            };
+            eprintln!(
+                "[{}/{}] {}: whittle {} · Chromium {}",
+                rows.len() + 1,
+                stops.len(),
+                stop.name,
+                whittle.map_or_else(|| error.clone().unwrap_or_default(), |t| format!("{t:.1} ms ({engine})")),
+                chromium.map_or_else(|| "failed".to_owned(), |t| format!("{t:.1} ms"))
+            );
+            rows.push(Row { name: stop.name.clone(), scripted: stop.scripted, whittle, engine, error, chromium });
+        }
+        // Untimed: Chromium leaves the last page, so its scripts do not run
+        // on while whittle's next block is timed.
+        let _ = tokio::time::timeout(NAV_TIMEOUT, tab.cdp().goto("about:blank")).await;
     }
     let _ = client.cancel().await;
     tab.close().await;
     report(&rows, &args.engine);
+}
+
+/// The host a corpus page is served under: a site of its own for each
+/// readability page, one for each other suite.
+fn site_of(name: &str) -> String {
+    let mut parts = name.split('/');
+    match (parts.next(), parts.next()) {
+        (Some("readability"), Some(case)) => format!("{case}.localhost"),
+        (Some(suite), _) => format!("{suite}.localhost"),
+        _ => "localhost".into(),
+    }
 }
 
 /// Calls `navigate`: whether it succeeded, the engine that served the page
