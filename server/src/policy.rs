@@ -303,7 +303,8 @@ fn private_v4(ip: Ipv4Addr) -> Option<&'static str> {
 /// from the system's resolver configuration (`/etc/resolv.conf`, the hosts
 /// file), with short timeouts — a second a try, three tries, so a lost
 /// packet costs a second rather than the system resolver's five — and a
-/// cache; the system resolver itself when that configuration cannot be
+/// cache (names that do not exist for 30 s at least); the system resolver
+/// itself when that configuration cannot be
 /// read. `localhost` and its subdomains are loopback without a query
 /// (RFC 6761 §6.3), as in browsers. Made on first use, in the runtime that
 /// uses it.
@@ -335,6 +336,9 @@ impl Lookup {
             options.timeout = std::time::Duration::from_secs(1);
             options.attempts = 3;
             options.ip_strategy = hickory_resolver::config::LookupIpStrategy::Ipv4AndIpv6;
+            // A name that does not exist is asked again after 30 s at the
+            // soonest (pages of many sites share their trackers' hosts).
+            options.negative_min_ttl = Some(std::time::Duration::from_secs(30));
             builder.build().ok()
         });
         match resolver {
