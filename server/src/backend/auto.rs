@@ -487,10 +487,21 @@ impl AutoPage {
         cdp.divert(None);
         if let Some(url) = diverted {
             let request = fetch::Request { referrer: before.clone(), ..fetch::Request::get(url) };
-            let arrival = self.load_static(request).await?;
-            let request = self.statics.request().cloned().unwrap_or_else(|| fetch::Request::get(arrival.to.clone()));
-            self.push(Entry { request, chromium: None });
-            return Ok(Effect::Navigated(arrival));
+            match self.load_static(request).await {
+                Ok(arrival) => {
+                    let request = self.statics.request().cloned().unwrap_or_else(|| fetch::Request::get(arrival.to.clone()));
+                    self.push(Entry { request, chromium: None });
+                    return Ok(Effect::Navigated(arrival));
+                }
+                Err(e) if e.code == "origin_not_allowed" => return Err(e),
+                // Not a page the static path reads (a file to download, a
+                // server that refuses it): the action is done again in
+                // Chromium, as it would have been, without diverting.
+                Err(_) => {
+                    let acted = self.cdp().await?.act_on(action).await;
+                    return self.after_chromium(acted?, before).await;
+                }
+            }
         }
         self.after_chromium(acted?, before).await
     }

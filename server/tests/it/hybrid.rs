@@ -23,7 +23,7 @@ const seen = document.cookie.split('; ').map(c => c.split('=')[0]);
 document.getElementById('root').innerHTML =
   '<main><h1>App home</h1><p id="odd">odd cookie: ' + (seen.includes('odd') ? 'yes' : 'no') + '</p>' +
   '<p>c0 cookie: ' + (seen.includes('c0') ? 'yes' : 'no') + '</p>' +
-  '<a href="{PLAIN}">Back to the article</a> <a href="/other">Another app page</a></main>';
+  '<a href="{PLAIN}">Back to the article</a> <a href="/other">Another app page</a> <a href="/file.txt">Statement</a></main>';
 </script>"#;
 
 /// An app page that renders, then asks for data nothing answers.
@@ -102,6 +102,8 @@ async fn app_site() -> Server {
             "/waiting" => Reply::html(WAITING),
             "/stuck" => Reply::html(STUCK),
             "/hang" => Reply::Hang,
+            "/file.txt" => Reply::page(200, "text/plain", b"statement of account\n")
+                .header("Content-Disposition", "attachment; filename=\"statement.txt\""),
             _ => Reply::page(404, "text/html", b"<title>Not found</title><h1>Nothing here</h1>"),
         }
     })
@@ -142,6 +144,16 @@ async fn documents_choose_their_engine(auto: &AutoBackend, plain: &Server, app_u
     assert_eq!(engine(&out), "static", "{text}");
     assert!(text.contains("h1 Rain returns"), "{text}");
     assert!(text.contains("→ "), "the act says it navigated: {text}");
+    // A file the app links to is no page for the static path: Chromium
+    // downloads it, as it would have.
+    let out = call(&mut s, "navigate", json!({"url": "back"})).await;
+    assert_eq!(engine(&out), "chromium", "{}", out.text);
+    let out = call(&mut s, "act", json!({"do": "click", "text": "Statement"})).await;
+    let text = ok(&out);
+    assert!(text.contains("↧ downloaded statement.txt"), "{text}");
+    assert_eq!(engine(&out), "chromium", "{text}");
+    let out = call(&mut s, "navigate", json!({"url": "forward"})).await;
+    assert_eq!(engine(&out), "static", "{}", out.text);
     // Back: the app, whose site needs scripts, straight in Chromium.
     let out = call(&mut s, "navigate", json!({"url": "back"})).await;
     let text = ok(&out);
