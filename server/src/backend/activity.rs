@@ -270,6 +270,11 @@ impl Activity {
         }
     }
 
+    /// Waits until the latest document has fired `load`.
+    pub(crate) async fn load_fired(&self, deadline: Instant) -> Outcome {
+        self.wait(deadline, |s, _| if s.doc.as_ref().is_some_and(|d| d.loaded.is_some()) { Ok(()) } else { Err(None) }).await
+    }
+
     /// Waits until a document other than `before` is parsed, or the frame
     /// moved within its document after `since`.
     pub(crate) async fn arrived(&self, before: Option<&str>, since: Instant, deadline: Instant) -> Outcome {

@@ -435,6 +435,9 @@ pub struct CdpPage {
     /// The blank page [`CdpPage::park`] is loading, waited for before the
     /// next navigation.
     parking: Option<tokio::task::JoinHandle<()>>,
+    /// The document before our last `Page.navigate`, while chromiumoxide
+    /// may still hold that command (see [`CdpPage::release`]).
+    held: Option<Option<String>>,
 }
 
 impl Drop for CdpPage {
@@ -504,6 +507,7 @@ impl CdpPage {
             divert,
             adopt: None,
             parking: None,
+            held: None,
         }
     }
 
@@ -561,10 +565,9 @@ impl CdpPage {
         self.generation += 1;
         self.notices.clear();
         let page = self.page.clone();
+        let activity = self.activity.clone();
         self.parking = Some(tokio::spawn(async move {
-            if let Ok(params) = NavigateParams::builder().url("about:blank").build() {
-                let _ = tokio::time::timeout(COMMAND_TIMEOUT, page.execute(params)).await;
-            }
+            leave(&page, &activity).await;
         }));
     }
 
@@ -642,16 +645,29 @@ impl CdpPage {
         if self.alive() {
             return Ok(());
         }
+        self.replace_target().await?;
+        self.notices = vec![restarted_notice()];
+        Ok(())
+    }
+
+    /// A fresh target for this tab, set up as the first was; the old one,
+    /// if Chromium still has it, is closed in the background.
+    async fn replace_target(&mut self) -> Result<(), BrowseError> {
         let (running, page, _) = self.backend.new_target(self.session).await?;
+        let old = std::mem::replace(&mut self.page, page);
+        if self.alive() {
+            tokio::spawn(async move {
+                let _ = tokio::time::timeout(Duration::from_secs(2), old.close()).await;
+            });
+        }
         self.running = running;
-        self.page = page;
         let policy = self.backend.inner.options.policy.clone();
         self.activity = watch(&self.page, &self.dialogs, &self.divert, policy).await;
         self.live = None;
         self.stale = true;
         self.generation += 1;
         self.popups_seen.clear();
-        self.notices = vec![restarted_notice()];
+        self.held = None;
         Ok(())
     }
 
@@ -705,6 +721,8 @@ impl CdpPage {
                     }
                 };
                 let refused = self.running.guard.as_ref().map_or(0, SocketGuard::refused);
+                self.release().await;
+                self.held = Some(self.activity.loader());
                 self.load(go).await.map_err(|e| self.refusal_or(e, refused))
             }
             Navigation::Reload => {
@@ -801,6 +819,23 @@ impl CdpPage {
         let to = Url::parse(&url).map_err(|_| BrowseError::new("nav_failed", "the page has no URL whittle can read"))?;
         self.url = Some(to.clone());
         Ok(Arrival { from, to })
+    }
+
+    /// Lets the next navigation go. chromiumoxide answers a
+    /// `Page.navigate` only once its page has fired `load`, and sends no
+    /// other `Page.navigate` of the tab until then (for up to 30 s); a page
+    /// is shown once usable, often before, and one whose image nothing
+    /// answers never fires it (stopping it does not either). Such a page is
+    /// left for a blank one, which loads at once; a page too busy to leave
+    /// costs the tab a fresh target.
+    async fn release(&mut self) {
+        let Some(before) = self.held.take() else { return };
+        if self.activity.loaded() && self.activity.loader() != before {
+            return;
+        }
+        if !leave(&self.page, &self.activity).await {
+            let _ = self.replace_target().await;
+        }
     }
 
     async fn stop_loading(&self) {
@@ -1675,6 +1710,22 @@ async fn watch_dialogs(page: &chromiumoxide::Page, state: Arc<DialogState>) {
             let _ = tokio::time::timeout(COMMAND_TIMEOUT, page.execute(params)).await;
         }
     });
+}
+
+/// Leaves the page for a blank one, as the page itself would
+/// (`location.replace`: no request, no referrer, and not a `Page.navigate`
+/// for chromiumoxide to hold); whether the blank page loaded, within 2 s.
+async fn leave(page: &chromiumoxide::Page, activity: &Activity) -> bool {
+    let before = activity.loader();
+    let start = tokio::time::Instant::now();
+    let deadline = start + Duration::from_secs(2);
+    let Ok(params) = chromiumoxide::cdp::js_protocol::runtime::EvaluateParams::builder().expression("location.replace('about:blank')").build() else {
+        return false;
+    };
+    if !matches!(tokio::time::timeout(Duration::from_secs(1), page.execute(params)).await, Ok(Ok(_))) {
+        return false;
+    }
+    activity.arrived(before.as_deref(), start, deadline).await == Outcome::Done && activity.load_fired(deadline).await == Outcome::Done
 }
 
 /// Sets a tab up: its dialogs answered, its requests checked and its

@@ -33,6 +33,10 @@ document.getElementById('root').innerHTML = '<main><h1>Rendered</h1><p>The list 
 fetch('/hang').then(r => r.text()).then(t => { document.querySelector('p').textContent = t; });
 </script>"#;
 
+/// An app page with an image nothing answers: it never fires `load`.
+const IMAGE: &str = r#"<!doctype html><title>Gallery</title><div id="root"></div>
+<script>document.getElementById('root').innerHTML = '<main><h1>Gallery</h1><img src="/hang" alt="A view of the hills"></main>';</script>"#;
+
 /// An app page whose second script nothing answers: the parser waits.
 const STUCK: &str = r#"<!doctype html><title>Stuck</title><div id="root"></div>
 <script>document.getElementById('root').innerHTML = '<main><h1>Before the script</h1></main>';</script>
@@ -101,6 +105,7 @@ async fn app_site() -> Server {
             "/other" => Reply::html(&format!("<title>Other</title>{ARTICLE}")),
             "/waiting" => Reply::html(WAITING),
             "/stuck" => Reply::html(STUCK),
+            "/gallery" => Reply::html(IMAGE),
             "/hang" => Reply::Hang,
             "/file.txt" => Reply::page(200, "text/plain", b"statement of account\n")
                 .header("Content-Disposition", "attachment; filename=\"statement.txt\""),
@@ -253,6 +258,15 @@ async fn a_request_nothing_answers_does_not_hold_the_page(auto: &AutoBackend, ap
     assert_eq!(engine(&out), "chromium", "{text}");
     assert!(text.contains("h1 Rendered"), "{text}");
     assert!(!text.contains("still loading"), "{text}");
+    // A page that never fires `load` (its image hangs) is shown once
+    // usable, and the next page comes as quickly: nothing waits for that
+    // `load`.
+    let out = call(&mut s, "navigate", json!({"url": app.url("/gallery").as_str()})).await;
+    let text = ok(&out);
+    assert!(text.contains("h1 Gallery") && text.contains("A view of the hills"), "{text}");
+    assert!(!text.contains("still loading"), "{text}");
+    let out = call(&mut s, "navigate", json!({"url": app.url("/waiting").as_str()})).await;
+    assert!(ok(&out).contains("h1 Rendered"), "{}", out.text);
     let out = call(&mut s, "navigate", json!({"url": app.url("/stuck").as_str()})).await;
     let text = ok(&out);
     assert!(text.contains("⚠ the page was still loading"), "{text}");
