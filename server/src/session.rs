@@ -242,7 +242,14 @@ impl Session {
         self.progress = None;
         let mut out = match result {
             Ok(out) => out,
-            Err(e) => ToolOutput { text: format!("✗ {}: {}", e.code, e.message), envelope: Envelope::error(self.ids(tool), e.code, e.message), image: None },
+            Err(e) => {
+                let mut envelope = Envelope::error(self.ids(tool), e.code, e.message.clone());
+                // The engine of the tab the call was about.
+                if let Some(tab) = self.tabs.get(self.active) {
+                    envelope.server.engine = tab.page.engine();
+                }
+                ToolOutput { text: format!("✗ {}: {}", e.code, e.message), envelope, image: None }
+            }
         };
         // A research digest is many sites' text: what it shows is typed
         // nowhere until a page of its site shows it.

@@ -242,7 +242,8 @@ async fn navigate(client: &rmcp::service::RunningService<rmcp::RoleClient, ()>, 
     let envelope = result.structured_content.unwrap_or_default();
     let ok = envelope["ok"].as_bool().unwrap_or(false);
     let engine = envelope["server"]["engine"].as_str().unwrap_or("").to_owned();
-    let code = envelope["server"]["error"]["code"].as_str().unwrap_or("").to_owned();
+    let error = &envelope["server"]["error"];
+    let code = format!("{} ({})", error["code"].as_str().unwrap_or(""), error["message"].as_str().unwrap_or(""));
     Ok((ok, engine, code))
 }
 

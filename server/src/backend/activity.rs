@@ -27,7 +27,7 @@
 //! waited for). Every wait is event-driven (woken by each event, or at the
 //! moment the rule can next hold) and bounded by the caller.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -101,6 +101,11 @@ struct State {
     sent: Instant,
     /// Counted requests in flight, by id, with when they were sent.
     in_flight: HashMap<String, Instant>,
+    /// The main frame's document requests in flight, by id.
+    documents: HashSet<String>,
+    /// Why the main frame's last document request failed, since the wait
+    /// began (Chromium's error code: `net::ERR_NAME_NOT_RESOLVED`).
+    failure: Option<String>,
 }
 
 impl State {
@@ -146,6 +151,8 @@ impl Activity {
                 net: Instant::now(),
                 sent: Instant::now(),
                 in_flight: HashMap::new(),
+                documents: HashSet::new(),
+                failure: None,
             }),
             changed: Notify::new(),
         });
@@ -173,9 +180,13 @@ impl Activity {
                 let event = tokio::select! {
                     Some(e) = lifecycle.next() => Event::Lifecycle(e.frame_id.inner().clone(), e.loader_id.inner().clone(), e.name.clone()),
                     Some(e) = within.next() => Event::Within(e.frame_id.inner().clone()),
-                    Some(e) = sent.next() => Event::Sent(e.request_id.inner().clone(), counted(e.r#type.as_ref())),
-                    Some(e) = finished.next() => Event::Ended(e.request_id.inner().clone()),
-                    Some(e) = failed.next() => Event::Ended(e.request_id.inner().clone()),
+                    Some(e) = sent.next() => Event::Sent {
+                        id: e.request_id.inner().clone(),
+                        counted: counted(e.r#type.as_ref()),
+                        document_of: (e.r#type == Some(ResourceType::Document)).then(|| e.frame_id.as_ref().map(|f| f.inner().clone())).flatten(),
+                    },
+                    Some(e) = finished.next() => Event::Ended(e.request_id.inner().clone(), None),
+                    Some(e) = failed.next() => Event::Ended(e.request_id.inner().clone(), Some(e.error_text.clone())),
                     Some(e) = calls.next() => if e.name == BINDING { Event::Dom } else { continue },
                     else => break,
                 };
@@ -222,13 +233,21 @@ impl Activity {
                         s.dom = now;
                     }
                 }
-                Event::Sent(id, true) => {
+                Event::Sent { id, counted, document_of } => {
+                    if document_of.is_some_and(|f| f == s.main_frame) {
+                        s.documents.insert(id.clone());
+                    }
+                    if !counted {
+                        return;
+                    }
                     s.in_flight.insert(id, now);
                     s.net = now;
                     s.sent = now;
                 }
-                Event::Sent(_, false) => return,
-                Event::Ended(id) => {
+                Event::Ended(id, failure) => {
+                    if s.documents.remove(&id) {
+                        s.failure = failure;
+                    }
                     if s.in_flight.remove(&id).is_none() {
                         return;
                     }
@@ -245,6 +264,12 @@ impl Activity {
         self.lock().doc.as_ref().map(|d| d.loader.clone())
     }
 
+    /// Why the main frame's last document request failed, if one did
+    /// since the wait began.
+    pub(crate) fn failure(&self) -> Option<String> {
+        self.lock().failure.clone()
+    }
+
     /// Whether the latest document has fired `load`.
     pub(crate) fn loaded(&self) -> bool {
         self.lock().doc.as_ref().is_some_and(|d| d.loaded.is_some())
@@ -256,8 +281,10 @@ impl Activity {
         let mut s = self.lock();
         let now = Instant::now();
         (s.dom, s.net, s.sent) = (now, now, now);
+        s.failure = None;
         if forget_requests {
             s.in_flight.clear();
+            s.documents.clear();
         }
     }
 
@@ -341,8 +368,11 @@ impl Activity {
 enum Event {
     Lifecycle(String, String, String),
     Within(String),
-    Sent(String, bool),
-    Ended(String),
+    /// A request: its id, whether it is counted, and the frame it is the
+    /// document of.
+    Sent { id: String, counted: bool, document_of: Option<String> },
+    /// A request finished, or failed (with Chromium's error code).
+    Ended(String, Option<String>),
     Dom,
 }
 

@@ -158,6 +158,20 @@ impl Why {
             Why::Site => "this site needed scripts",
         }
     }
+
+    /// The notice of a page left on the static path because Chromium
+    /// failed: unavailable, or unable to show this page.
+    fn not_moved(self, e: &BrowseError) -> String {
+        let shown = match self {
+            Why::Need(ScriptNeed::Veil) => "shown with that rule set aside",
+            _ => "shown without scripts",
+        };
+        if is_engine_failure(e) {
+            format!("{}, and Chromium is unavailable ({}): {shown}", self.words(), e.message)
+        } else {
+            format!("{}, but Chromium could not show it ({}: {}): {shown}", self.words(), e.code, e.message)
+        }
+    }
 }
 
 /// A tab whose documents go to the engine each needs (see the module
@@ -377,7 +391,7 @@ impl AutoPage {
                     return Ok(arrival);
                 }
                 Err(e) if is_engine_failure(&e) => {
-                    self.notices.push(format!("{}, and Chromium is unavailable ({}): shown without scripts", Why::Site.words(), e.message));
+                    self.notices.push(Why::Site.not_moved(&e));
                 }
                 Err(e) => return Err(e),
             }
@@ -433,14 +447,7 @@ impl AutoPage {
                 Ok(())
             }
             Err(e) => {
-                self.notices.push(match why {
-                    Why::Need(ScriptNeed::Veil) => format!(
-                        "{}, and Chromium is unavailable ({}): shown with that rule set aside",
-                        why.words(),
-                        e.message
-                    ),
-                    _ => format!("{}, and Chromium is unavailable ({}): shown without scripts", why.words(), e.message),
-                });
+                self.notices.push(why.not_moved(&e));
                 Err(e)
             }
         }

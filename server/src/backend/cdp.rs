@@ -462,6 +462,8 @@ struct Frame {
     id: String,
     loader: String,
     url: String,
+    /// What an error page stands for: the URL that could not be loaded.
+    unreachable: Option<String>,
 }
 
 /// Dialogs: dismissed unless the current action was confirmed; each one
@@ -750,7 +752,7 @@ impl CdpPage {
     async fn frame(&self) -> Result<Frame, BrowseError> {
         let tree = bounded(self.page.execute(GetFrameTreeParams::default())).await?;
         let f = &tree.result.frame_tree.frame;
-        Ok(Frame { id: f.id.inner().clone(), loader: f.loader_id.inner().clone(), url: f.url.clone() })
+        Ok(Frame { id: f.id.inner().clone(), loader: f.loader_id.inner().clone(), url: f.url.clone(), unreachable: f.unreachable_url.clone() })
     }
 
     /// Runs a navigation `go` and waits until its page can be read: its
@@ -788,12 +790,17 @@ impl CdpPage {
         let frame = self.frame().await?;
         // A navigation that failed commits Chromium's error page: its
         // error is the command's answer, which comes once that page loaded.
-        if frame.url.starts_with("chrome-error:") && !nav_done {
-            match tokio::time::timeout_at(deadline, &mut nav).await {
-                Ok(Ok(Err(e))) => return Err(e),
-                Ok(_) => return Err(BrowseError::new("nav_failed", "Chromium could not load it")),
-                Err(_) => return Err(timed_out()),
+        // The page asked for may also have loaded and sent the tab on (a
+        // refresh, a script) to one that failed.
+        if is_error_page(&frame) {
+            if !nav_done {
+                match tokio::time::timeout_at(deadline, &mut nav).await {
+                    Ok(Ok(Err(e))) => return Err(e),
+                    Ok(_) => {}
+                    Err(_) => return Err(timed_out()),
+                }
             }
+            return Err(self.went_on_and_failed(&frame));
         }
         let partial = match arrived {
             Outcome::Done => {
@@ -815,10 +822,27 @@ impl CdpPage {
             self.stop_loading().await;
             self.notices.push("the page was still loading (scripts or data that did not arrive): shown as far as it got".into());
         }
-        let url = self.frame().await.map_or(frame.url, |f| f.url);
+        let last = self.frame().await.unwrap_or(frame);
+        if is_error_page(&last) {
+            return Err(self.went_on_and_failed(&last));
+        }
+        let url = last.url;
         let to = Url::parse(&url).map_err(|_| BrowseError::new("nav_failed", "the page has no URL whittle can read"))?;
         self.url = Some(to.clone());
         Ok(Arrival { from, to })
+    }
+
+    /// The error of a page that loaded, then sent the tab on to one that
+    /// could not be loaded (an error page): where (its origin, not its
+    /// path or query) and Chromium's error code.
+    fn went_on_and_failed(&self, error_page: &Frame) -> BrowseError {
+        let to = error_page.unreachable.as_deref().and_then(|u| Url::parse(u).ok());
+        let why = self.activity.failure().map_or(String::new(), |e| format!(" ({e})"));
+        let message = match to {
+            Some(to) => format!("the page sent the tab on (a refresh or a script) to {}, which Chromium could not load{why}", to.origin().ascii_serialization()),
+            None => format!("the page sent the tab on (a refresh or a script) to one Chromium could not load{why}"),
+        };
+        BrowseError::new("nav_failed", message)
     }
 
     /// Lets the next navigation go. chromiumoxide answers a
@@ -1726,6 +1750,11 @@ async fn leave(page: &chromiumoxide::Page, activity: &Activity) -> bool {
         return false;
     }
     activity.arrived(before.as_deref(), start, deadline).await == Outcome::Done && activity.load_fired(deadline).await == Outcome::Done
+}
+
+/// Whether the frame shows Chromium's error page.
+fn is_error_page(frame: &Frame) -> bool {
+    frame.url.starts_with("chrome-error:")
 }
 
 /// Sets a tab up: its dialogs answered, its requests checked and its

@@ -166,7 +166,7 @@ async fn chromium_backend() {
     the_chromium_path_reads_like_the_static_path(&always, &never).await;
     a_script_page_escalates_and_its_form_works(&auto, &never, &site).await;
     a_plain_page_stays_static(&auto, &site).await;
-    crate::hybrid::run(&auto, &never).await;
+    crate::hybrid::run(&auto, &always, &never).await;
     a_script_only_control_moves_the_tab(&auto, &site).await;
     every_step_works_through_cdp(&always, &site).await;
     research_renders_script_pages_when_allowed(&auto, &never, &site).await;

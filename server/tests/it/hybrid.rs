@@ -42,6 +42,10 @@ const STUCK: &str = r#"<!doctype html><title>Stuck</title><div id="root"></div>
 <script>document.getElementById('root').innerHTML = '<main><h1>Before the script</h1></main>';</script>
 <script src="/hang"></script><p>After the script</p>"#;
 
+/// An app page whose script sends the tab on at once, to `{TO}`.
+const ONWARD: &str = r#"<!doctype html><title>Moving</title><div id="root"></div>
+<script>location.replace('{TO}');</script>"#;
+
 const ARTICLE: &str = "<main><h1>Rain returns</h1><p>The first heavy rain of the year fell over the valley on Tuesday night, filling the reservoirs by a third.</p><p>Farmers said it came just in time for the barley.</p></main>";
 
 /// The plain site: an article linking to the app, a page that sets many
@@ -106,6 +110,7 @@ async fn app_site() -> Server {
             "/waiting" => Reply::html(WAITING),
             "/stuck" => Reply::html(STUCK),
             "/gallery" => Reply::html(IMAGE),
+            "/onward" => Reply::html(&ONWARD.replace("{TO}", query.strip_prefix("to=").unwrap_or(""))),
             "/hang" => Reply::Hang,
             "/file.txt" => Reply::page(200, "text/plain", b"statement of account\n")
                 .header("Content-Disposition", "attachment; filename=\"statement.txt\""),
@@ -115,9 +120,9 @@ async fn app_site() -> Server {
     .await
 }
 
-/// Every scenario, on `auto` (Chromium when needed) and `never` (no
-/// Chromium).
-pub(crate) async fn run(auto: &AutoBackend, never: &AutoBackend) {
+/// Every scenario, on `auto` (Chromium when needed), `always` (Chromium
+/// for every page) and `never` (no Chromium).
+pub(crate) async fn run(auto: &AutoBackend, always: &AutoBackend, never: &AutoBackend) {
     let app = app_site().await;
     let plain = plain_site(&app).await;
     let app_url = format!("{}?plain={}", app.url("/app"), plain.url("/plain"));
@@ -127,6 +132,7 @@ pub(crate) async fn run(auto: &AutoBackend, never: &AutoBackend) {
     a_redirect_from_a_plain_page_to_an_app(auto, &plain).await;
     a_page_hidden_until_its_script_shows_it(auto, never, &plain).await;
     a_request_nothing_answers_does_not_hold_the_page(auto, &app).await;
+    a_page_that_sends_the_tab_to_a_dead_end(auto, always, &app, &plain).await;
     a_chromium_that_dies_costs_a_notice_not_the_tab(auto, &plain, &app_url).await;
 }
 
@@ -272,6 +278,37 @@ async fn a_request_nothing_answers_does_not_hold_the_page(auto: &AutoBackend, ap
     assert!(text.contains("⚠ the page was still loading"), "{text}");
     assert!(text.contains("h1 Before the script"), "{text}");
     assert!(!text.contains("After the script"), "{text}");
+}
+
+/// A page that loads, then sends the tab on to a place that cannot be
+/// loaded: the navigation fails and says where it went (the origin only)
+/// and why; the tab goes on.
+async fn a_page_that_sends_the_tab_to_a_dead_end(auto: &AutoBackend, always: &AutoBackend, app: &Server, plain: &Server) {
+    let closed_port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap_or_else(|e| panic!("{e}"));
+        l.local_addr().map(|a| a.port()).unwrap_or(1)
+    };
+    let to = format!("http://127.0.0.1:{closed_port}/account?token=hidden");
+    let onward = format!("{}?to={to}", app.url("/onward"));
+    let went = format!("the page sent the tab on (a refresh or a script) to http://127.0.0.1:{closed_port}, which Chromium could not load (net::ERR_CONNECTION_REFUSED)");
+    // Every page in Chromium: the navigation fails.
+    let mut s = session(always).await;
+    let out = call(&mut s, "navigate", json!({"url": onward})).await;
+    assert_eq!(crate::session::code(&out), "nav_failed", "{}", out.text);
+    assert_eq!(engine(&out), "chromium", "{}", out.text);
+    let message = out.envelope.server.error.as_ref().map(|e| e.message.clone()).unwrap_or_default();
+    assert_eq!(message, went);
+    let out = call(&mut s, "navigate", json!({"url": plain.url("/plain").as_str()})).await;
+    assert!(ok(&out).contains("h1 Rain returns"), "{}", out.text);
+    // Auto: the shell is shown as its server sent it, and says why.
+    let mut s = session(auto).await;
+    let out = call(&mut s, "navigate", json!({"url": onward})).await;
+    let text = ok(&out);
+    assert_eq!(engine(&out), "static", "{text}");
+    assert!(text.contains(&format!("⚠ this page needs scripts, but Chromium could not show it (nav_failed: {went}): shown without scripts")), "{text}");
+    assert!(!text.contains("token=hidden"), "{text}");
+    let out = call(&mut s, "navigate", json!({"url": plain.url("/plain").as_str()})).await;
+    assert!(ok(&out).contains("h1 Rain returns"), "{}", out.text);
 }
 
 /// Chromium killed while the tab shows a Chromium page: the next plain
