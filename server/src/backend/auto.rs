@@ -348,7 +348,7 @@ impl AutoPage {
         let here = self.on == On::Chromium;
         let cdp = self.cdp().await?;
         let revisited = match entry {
-            Some(id) if here => cdp.to_entry(id).await,
+            Some(id) if here => cdp.go_to_entry(id).await,
             _ => None,
         };
         let arrival = match revisited {

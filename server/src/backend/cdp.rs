@@ -583,7 +583,7 @@ impl CdpPage {
     /// Goes to Chromium's history entry `id` (keeping what Chromium keeps
     /// of it: a page's own states, a form's answer); `None` when Chromium
     /// no longer has it.
-    pub(crate) async fn to_entry(&mut self, id: i64) -> Option<Result<Arrival, BrowseError>> {
+    pub(crate) async fn go_to_entry(&mut self, id: i64) -> Option<Result<Arrival, BrowseError>> {
         if let Some(parking) = self.parking.take() {
             let _ = parking.await;
         }
