@@ -92,7 +92,7 @@ impl AccessArgs {
 pub enum Format {
     /// The text observation.
     Text,
-    /// The structured envelope (PROTOCOL §4) as JSON.
+    /// The structured envelope (the MCP tools' `structuredContent`) as JSON.
     Json,
 }
 

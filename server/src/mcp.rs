@@ -31,12 +31,12 @@ use crate::tools::{ActArgs, ExtractArgs, FindArgs, NavigateArgs, ObserveArgs, Re
 /// Which tools a server offers.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum ToolSet {
-    /// whittle's own (PROTOCOL §3): observe, act, navigate, find, extract,
-    /// research, tabs, screenshot, wait.
+    /// whittle's own: observe, act, navigate, find, extract, research,
+    /// tabs, screenshot, wait.
     #[default]
     Whittle,
-    /// Seed 004's six `browser_*` tools, for clients wired to them
-    /// (`compat.rs`).
+    /// The agent-browser tool set: six `browser_*` tools, for clients
+    /// wired to them.
     AgentBrowser,
 }
 
