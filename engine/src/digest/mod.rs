@@ -269,11 +269,6 @@ pub fn script_need(doc: &Document, styles: &Styles, sem: &Semantics) -> Option<S
     is_script_shell(&scan, &content).then_some(ScriptNeed::Shell)
 }
 
-/// Whether the page needs scripts (see [`script_need`]).
-pub fn needs_scripts(doc: &Document, styles: &Styles, sem: &Semantics) -> bool {
-    script_need(doc, styles, sem).is_some()
-}
-
 /// What the walk alone says: scripts, and almost no text, an empty app
 /// root or a `<noscript>` asking for JavaScript.
 fn may_be_shell(scan: &Scan) -> bool {
