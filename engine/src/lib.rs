@@ -97,6 +97,7 @@ pub use act::{
 pub use capture::{Capture, CapturedKind, CapturedNode, Captured, from_capture};
 pub use diag::{Diagnostic, Stage};
 pub use diff::{Diff, DiffChoice, diff, diff_or_full};
+pub use digest::meta::{Refresh, refresh};
 pub use digest::{Digest, DigestOptions, MainContent, PageMeta, ScriptNeed, digest, main_content, result_links, script_need};
 pub use dom::{Attr, ChosenFile, DocumentBuilder, Markup, Document, DocumentId, Edge, Element, FormState, MutationError, NodeData, NodeId, PlaceMap, Places};
 pub use extract::{ExtractError, ExtractKind, Extracted, extract};

@@ -76,3 +76,97 @@ fn iso_date(d: &str) -> String {
         && b[8..10].iter().all(u8::is_ascii_digit);
     if iso { d[..10].to_owned() } else { crate::text::truncate_chars(d, 40) }
 }
+
+/// A page's `<meta http-equiv="refresh">`: after `seconds`, the browser
+/// loads `url` (the page itself when the content names no URL).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refresh {
+    /// The delay, in whole seconds (a fraction is ignored, as browsers do).
+    pub seconds: u64,
+    /// Where to, resolved against the page's base URL.
+    pub url: url::Url,
+}
+
+/// The page's declarative refresh: the first `<meta http-equiv=refresh>`
+/// whose content reads as HTML's "shared declarative refresh steps" read
+/// it (`5`, `0; url=/next`, `0;URL='/next'`). `None` without one, or
+/// without a URL to resolve against.
+pub fn refresh(doc: &Document) -> Option<Refresh> {
+    doc.descendants(NodeId::DOCUMENT).find_map(|id| {
+        let el = doc.element(id).filter(|e| e.is_html_element() && *e.local_name() == local_name!("meta"))?;
+        if !el.attr("http-equiv")?.trim().eq_ignore_ascii_case("refresh") {
+            return None;
+        }
+        let (seconds, target) = parse_refresh(el.attr("content")?)?;
+        let url = match target {
+            Some(t) => doc.resolve_url(t)?,
+            None => doc.url()?.clone(),
+        };
+        Some(Refresh { seconds, url })
+    })
+}
+
+/// The delay and the URL text of a refresh's `content` (HTML's shared
+/// declarative refresh steps); `None` when it is not a refresh.
+fn parse_refresh(content: &str) -> Option<(u64, Option<&str>)> {
+    let ws = |c: char| c.is_ascii_whitespace();
+    let s = content.trim_start_matches(ws);
+    let digits = s.len() - s.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    if digits == 0 && !s.starts_with('.') {
+        return None;
+    }
+    // Past u64, the delay is as good as never.
+    let seconds = if digits == 0 { 0 } else { s[..digits].parse().unwrap_or(u64::MAX) };
+    let s = s[digits..].trim_start_matches(|c: char| c.is_ascii_digit() || c == '.');
+    if s.is_empty() {
+        return Some((seconds, None));
+    }
+    if !s.starts_with([';', ',']) && !s.starts_with(ws) {
+        return None;
+    }
+    let s = s.trim_start_matches(ws);
+    let s = s.strip_prefix([';', ',']).unwrap_or(s).trim_start_matches(ws);
+    if s.is_empty() {
+        return Some((seconds, None));
+    }
+    // `url=` is optional: without it (or only partly there), the rest is
+    // the URL.
+    let mut url = s;
+    if let Some(rest) = s.get(..3).filter(|p| p.eq_ignore_ascii_case("url")).map(|_| s[3..].trim_start_matches(ws))
+        && let Some(rest) = rest.strip_prefix('=')
+    {
+        url = rest.trim_start_matches(ws);
+    }
+    if let Some(quote) = url.chars().next().filter(|c| matches!(c, '\'' | '"')) {
+        url = &url[1..];
+        if let Some(end) = url.find(quote) {
+            url = &url[..end];
+        }
+    }
+    Some((seconds, Some(url)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_refresh;
+
+    #[test]
+    fn refresh_content_reads_as_browsers_read_it() {
+        assert_eq!(parse_refresh("5"), Some((5, None)));
+        assert_eq!(parse_refresh(" 0; url=https://example.com/next"), Some((0, Some("https://example.com/next"))));
+        assert_eq!(parse_refresh("0;URL='/next' trailing"), Some((0, Some("/next"))));
+        assert_eq!(parse_refresh("1, url = \"/a b\""), Some((1, Some("/a b"))));
+        assert_eq!(parse_refresh("0 /plain"), Some((0, Some("/plain"))));
+        assert_eq!(parse_refresh("2.5; /later"), Some((2, Some("/later"))));
+        assert_eq!(parse_refresh(".5;url=/x"), Some((0, Some("/x"))));
+        assert_eq!(parse_refresh("0; urn:x"), Some((0, Some("urn:x"))));
+        assert_eq!(parse_refresh("0;"), Some((0, None)));
+        assert_eq!(parse_refresh("99999999999999999999999;url=/x"), Some((u64::MAX, Some("/x"))));
+        assert_eq!(parse_refresh("soon"), None);
+        assert_eq!(parse_refresh("5x"), None);
+        assert_eq!(parse_refresh(""), None);
+        // Multi-byte text right after the delay or the `url` prefix.
+        assert_eq!(parse_refresh("0;ü"), Some((0, Some("ü"))));
+        assert_eq!(parse_refresh("0;uü=x"), Some((0, Some("uü=x"))));
+    }
+}

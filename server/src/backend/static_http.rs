@@ -95,11 +95,23 @@ impl StaticPage {
     /// Fetches and parses `request`; the new page replaces the current
     /// one (on failure the current one stays).
     pub async fn load(&mut self, request: fetch::Request) -> Result<Arrival, BrowseError> {
-        let again = request.clone();
         let from = self.current.as_ref().map(|c| c.url.clone());
-        let response = self.fetcher.fetch_page(request).await.map_err(fetch_error)?;
-        let options = ParseOptions { url: Some(response.url.clone()), transport_charset: response.charset.clone(), scripting: true };
-        let document = blocking(|| parse(&response.bytes, &options));
+        let (mut request, mut refreshes) = (request, 0);
+        // A page that refreshes to another at once is, to a person, that
+        // other page: followed like a redirect, within the same limit.
+        let (again, response, document) = loop {
+            let again = request.clone();
+            let response = self.fetcher.fetch_page(request).await.map_err(fetch_error)?;
+            let options = ParseOptions { url: Some(response.url.clone()), transport_charset: response.charset.clone(), scripting: true };
+            let document = blocking(|| parse(&response.bytes, &options));
+            match prompt_refresh(&document, &response.url) {
+                Some(next) if refreshes < self.fetcher.limits().max_redirects => {
+                    refreshes += 1;
+                    request = fetch::Request { referrer: Some(response.url.clone()), ..fetch::Request::get(next) };
+                }
+                _ => break (again, response, document),
+            }
+        };
         let mut cascade_options = CascadeOptions { viewport: self.viewport, ..CascadeOptions::default() };
         let hrefs = linked_stylesheet_urls(&document, &cascade_options);
         let (sheets, problems) = self.fetcher.fetch_stylesheets(&hrefs).await;
@@ -448,6 +460,20 @@ fn refused(e: act::ActError) -> BrowseError {
         _ => "not_actionable",
     };
     BrowseError { code, message: e.to_string(), about: e.node() }
+}
+
+/// Where a page's refresh takes the browser at once: a refresh of at
+/// most a second (Chromium treats those as redirects) to another http(s)
+/// page. A page refreshing itself is shown as it is.
+fn prompt_refresh(doc: &Document, here: &Url) -> Option<Url> {
+    let r = whittle_engine::refresh(doc)?;
+    let elsewhere = {
+        let (mut a, mut b) = (r.url.clone(), here.clone());
+        a.set_fragment(None);
+        b.set_fragment(None);
+        a != b
+    };
+    (r.seconds <= 1 && elsewhere && matches!(r.url.scheme(), "http" | "https")).then_some(r.url)
 }
 
 fn fetch_error(e: FetchError) -> BrowseError {

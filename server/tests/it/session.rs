@@ -343,3 +343,48 @@ async fn bad_input_gives_codes_and_the_session_keeps_working() {
     assert!(ok(&missing).contains("\n⚠ HTTP 404 Not Found\n"), "{}", missing.text);
     assert_eq!(missing.envelope.server.notices, ["HTTP 404 Not Found"]);
 }
+
+/// A page that refreshes to another at once reads as that page, with the
+/// back button skipping it, as in a browser; one that refreshes later,
+/// refreshes itself, or refreshes in a loop is shown as it is.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_page_that_refreshes_at_once_is_the_page_it_refreshes_to() {
+    let server = Server::start(|seen: &Seen| {
+        let refresh = |content: &str| Reply::html(&format!("<title>Moved</title><meta http-equiv=Refresh content=\"{content}\"><p>This page has moved.</p>"));
+        match seen.path.as_str() {
+            "/start" => Reply::html("<title>Start</title><h1>Start</h1>"),
+            "/moved" => refresh("0; URL='/new?from=moved'"),
+            "/soon" => refresh("1;/new"),
+            "/later" => refresh("5; url=/new"),
+            "/self" => refresh("0"),
+            "/loop" => refresh("0;url=/loop-b"),
+            "/loop-b" => refresh("0;url=/loop"),
+            p if p.starts_with("/new") => Reply::html("<title>New home</title><h1>The new home</h1>"),
+            _ => Reply::page(404, "text/html", b"<title>Not found</title>"),
+        }
+    })
+    .await;
+    let mut s = session().await;
+    ok(&call(&mut s, "navigate", json!({"url": server.url("/start").as_str()})).await);
+    for path in ["/moved", "/soon"] {
+        let out = call(&mut s, "navigate", json!({"url": server.url(path).as_str()})).await;
+        let text = ok(&out);
+        assert!(text.contains("\n# New home · ") && text.contains("h1 The new home"), "{path}: {text}");
+    }
+    // The refresh came from the refreshing page.
+    let log = server.log();
+    let sent = log.iter().find(|r| r.path == "/new?from=moved").unwrap_or_else(|| panic!("no /new request: {:?}", server.paths()));
+    assert_eq!(sent.header("referer"), Some(server.url("/moved").as_str()));
+    // Back: the page before the refreshing one.
+    let out = call(&mut s, "navigate", json!({"url": "back"})).await;
+    assert!(ok(&out).contains("h1 The new home"), "{}", out.text);
+    let out = call(&mut s, "navigate", json!({"url": "back"})).await;
+    assert!(ok(&out).contains("h1 Start"), "{}", out.text);
+    for path in ["/later", "/self", "/loop"] {
+        let out = call(&mut s, "navigate", json!({"url": server.url(path).as_str()})).await;
+        assert!(ok(&out).contains("This page has moved."), "{path}: {}", out.text);
+    }
+    // The loop was followed as far as redirects are, no further.
+    let loops = server.paths().iter().filter(|p| p.starts_with("/loop")).count();
+    assert_eq!(loops, 1 + Limits::default().max_redirects, "{:?}", server.paths());
+}
