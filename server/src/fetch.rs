@@ -22,7 +22,7 @@ use url::Url;
 use whittle_engine::StylesheetText;
 
 use crate::cookies::{Changes, Cookie};
-use crate::policy::{GuardedResolver, NetPolicy, Refusal};
+use crate::policy::{GuardedResolver, NetPolicy, NoSuchHost, Refusal};
 
 /// What one navigation and its stylesheets may cost.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -579,6 +579,9 @@ impl Fetcher {
         while let Some(err) = source {
             if let Some(refusal) = err.downcast_ref::<Refusal>() {
                 return FetchError::Blocked { url: redact(url), reason: refusal.0.clone() };
+            }
+            if let Some(missing) = err.downcast_ref::<NoSuchHost>() {
+                return FetchError::Network { url: redact(url), message: missing.to_string() };
             }
             source = err.source();
         }

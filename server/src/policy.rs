@@ -37,6 +37,18 @@ impl fmt::Display for Refusal {
 
 impl std::error::Error for Refusal {}
 
+/// A host name DNS says does not exist (or has no address).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NoSuchHost(pub String);
+
+impl fmt::Display for NoSuchHost {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "no host is named {}", self.0)
+    }
+}
+
+impl std::error::Error for NoSuchHost {}
+
 /// One origin pattern of the profile.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OriginPattern {
@@ -344,7 +356,12 @@ impl Lookup {
         match resolver {
             Some(r) => match r.lookup_ip(name.as_str()).await {
                 Ok(found) => Ok(found.iter().map(|ip| SocketAddr::new(ip, port)).collect()),
-                Err(e) => Err(std::io::Error::new(std::io::ErrorKind::NotFound, format!("{name}: {e}"))),
+                // No such name: `NotFound`, which `resolve_allowed` says
+                // plainly; anything else (no answer) as it came.
+                Err(e) if e.is_nx_domain() || e.is_no_records_found() => {
+                    Err(std::io::Error::new(std::io::ErrorKind::NotFound, format!("{name}: no such name")))
+                }
+                Err(e) => Err(std::io::Error::other(format!("{name}: {e}"))),
             },
             None => Ok(tokio::net::lookup_host((name.as_str(), port)).await?.collect()),
         }
@@ -387,7 +404,12 @@ pub async fn resolve_allowed(
     port: u16,
 ) -> Result<Vec<SocketAddr>, Box<dyn std::error::Error + Send + Sync>> {
     policy.check_name(host)?;
-    let all: Vec<SocketAddr> = lookup.addresses(host, port).await?;
+    let all: Vec<SocketAddr> = lookup.addresses(host, port).await.map_err(|e| -> Box<dyn std::error::Error + Send + Sync> {
+        match e.kind() {
+            std::io::ErrorKind::NotFound => Box::new(NoSuchHost(host.to_owned())),
+            _ => Box::new(e),
+        }
+    })?;
     let mut refused = None;
     let allowed: Vec<SocketAddr> = all
         .into_iter()
@@ -401,7 +423,7 @@ pub async fn resolve_allowed(
         .collect();
     match (allowed.is_empty(), refused) {
         (true, Some(r)) => Err(Box::new(Refusal(format!("{host} resolves only to refused addresses: {r}")))),
-        (true, None) => Err(format!("{host} has no address").into()),
+        (true, None) => Err(Box::new(NoSuchHost(host.to_owned()))),
         (false, _) => Ok(allowed),
     }
 }
