@@ -294,15 +294,8 @@ impl AutoPage {
     /// Carries the static path's cookie changes to Chromium (before it
     /// loads a page); a notice says what it refused.
     async fn cookies_to_chromium(&mut self) -> Result<(), BrowseError> {
-        let jar = self.session.fetcher.cookies();
-        let sync = self.session.cookies.clone();
-        let changes = sync.changes(&jar);
-        if changes.is_empty() {
-            return Ok(());
-        }
-        let cdp = self.cdp().await?;
-        let refused = cdp.apply_cookies(&changes).await?;
-        sync.agree(&jar, &cdp.cookies().await?);
+        let session = self.session.clone();
+        let refused = cookies_into(&session, self.cdp().await?).await?;
         if refused > 0 {
             self.notices.push(format!("{refused} cookie(s) could not be carried to Chromium (too large or malformed): they stay on the static path"));
         }
@@ -459,8 +452,8 @@ impl AutoPage {
     async fn act_static(&mut self, action: PageAction<'_>) -> Result<Effect, BrowseError> {
         match self.statics.act(action).await {
             Ok(Effect::Navigated(arrival)) => {
-                let request = self.statics.request().cloned().unwrap_or_else(|| fetch::Request::get(arrival.to.clone()));
-                self.push(Entry { request, chromium: None });
+                let entry = self.entry_here().await;
+                self.push(entry);
                 self.checked = None;
                 if self.wants_chromium(&arrival.to) && self.escalate(Why::Site).await.is_ok() {
                     self.recheck(&arrival.to).await;
@@ -496,8 +489,8 @@ impl AutoPage {
             let request = fetch::Request { referrer: before.clone(), ..fetch::Request::get(url) };
             match self.load_static(request).await {
                 Ok(arrival) => {
-                    let request = self.statics.request().cloned().unwrap_or_else(|| fetch::Request::get(arrival.to.clone()));
-                    self.push(Entry { request, chromium: None });
+                    let entry = self.entry_here().await;
+                    self.push(entry);
                     return Ok(Effect::Navigated(arrival));
                 }
                 Err(e) if e.code == "origin_not_allowed" => return Err(e),
@@ -671,11 +664,8 @@ impl Page for AutoPage {
         let changes = form_changes(doc, &request.covers);
         let mut shown = CdpPage::open(chromium, &self.session).await?;
         let result = async {
-            let jar = self.session.fetcher.cookies();
-            let changes_of_jar = self.session.cookies.changes(&jar);
-            if !changes_of_jar.is_empty() && shown.apply_cookies(&changes_of_jar).await.is_ok() {
-                self.session.cookies.agree(&jar, &shown.cookies().await.unwrap_or_default());
-            }
+            // Cookies it cannot take are drawn without, as on a fresh load.
+            let _ = cookies_into(&self.session, &shown).await;
             shown.navigate(Navigation::To(url), false).await?;
             shown.restore_form(&changes).await;
             let clip = match &clip {
@@ -702,6 +692,19 @@ impl Page for AutoPage {
         shown.close().await;
         result
     }
+}
+
+/// Carries the static path's cookie changes into `cdp`'s browser context
+/// and records what both now hold alike; gives how many Chromium refused.
+async fn cookies_into(session: &SessionContext, cdp: &CdpPage) -> Result<usize, BrowseError> {
+    let jar = session.fetcher.cookies();
+    let changes = session.cookies.changes(&jar);
+    if changes.is_empty() {
+        return Ok(0);
+    }
+    let refused = cdp.apply_cookies(&changes).await?;
+    session.cookies.agree(&jar, &cdp.cookies().await?);
+    Ok(refused)
 }
 
 /// Whether Chromium itself failed (it could not start, died, or stopped
