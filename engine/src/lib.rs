@@ -108,7 +108,7 @@ pub use parse::{ParseOptions, parse, parse_str};
 pub use render::{Envelope, LineStyle, Observation, RenderOptions, compact_url, render};
 pub use semantics::{AxNode, Semantics, compute_semantics};
 pub use style::{
-    COMPUTED_PROPERTIES, CascadeOptions, ComputedStyle, Selector, SelectorError, Styles, StylesheetText, Veil, Viewport, cascade, linked_stylesheet_urls,
+    COMPUTED_PROPERTIES, CascadeOptions, ComputedStyle, Selector, SelectorError, Styles, StylesheetText, Veil, Viewport, cascade, linked_stylesheet_urls, stylesheet_imports, MAX_IMPORT_DEPTH,
 };
 pub use text::collapse_whitespace;
 pub use tree::{AxTree, RefTable, build_tree};

@@ -35,6 +35,9 @@ pub(crate) enum Target {
 pub(crate) struct IndexedRule {
     pub(crate) selector: Selector<Simple>,
     pub(crate) hashes: AncestorHashes,
+    /// The precedence of its cascade layer (higher wins for normal
+    /// declarations; see [`super::sheet::Layers::ranks`]).
+    pub(crate) layer: u32,
     pub(crate) specificity: u32,
     pub(crate) order: u32,
     pub(crate) origin: Origin,
@@ -134,12 +137,16 @@ pub(crate) struct Rules {
     pub(crate) element: RuleIndex,
     pub(crate) before: RuleIndex,
     pub(crate) after: RuleIndex,
+    /// Whether a selector uses `:has()`.
+    pub(crate) has_relative: bool,
+    /// The layer precedence of author rules outside any layer.
+    pub(crate) unlayered: u32,
     next_order: u32,
 }
 
 impl Rules {
     /// Files every selector of `sheet`'s rules.
-    pub(crate) fn add_sheet(&mut self, sheet: &ParsedSheet, origin: Origin, quirks: bool) {
+    pub(crate) fn add_sheet(&mut self, sheet: &ParsedSheet, origin: Origin, quirks: bool, layer_rank: impl Fn(Option<u32>) -> u32) {
         let quirks_mode = if quirks { QuirksMode::Quirks } else { QuirksMode::NoQuirks };
         for rule in &sheet.rules {
             for selector in rule.selectors.slice() {
@@ -148,6 +155,7 @@ impl Rules {
                 if never_matches(selector) {
                     continue;
                 }
+                self.has_relative |= uses_has(selector);
                 let (target, bucket) = classify(selector, quirks);
                 let index = match target {
                     Some(Target::Element) => &mut self.element,
@@ -159,6 +167,7 @@ impl Rules {
                     IndexedRule {
                         selector: selector.clone(),
                         hashes: AncestorHashes::new(selector, quirks_mode),
+                        layer: layer_rank(rule.layer),
                         specificity: selector.specificity(),
                         order,
                         origin,
@@ -178,6 +187,16 @@ fn never_matches(selector: &Selector<Simple>) -> bool {
     selector
         .iter_raw_match_order()
         .any(|c| matches!(c, Component::NonTSPseudoClass(super::select::PseudoClass::Never(_))))
+}
+
+/// Whether a selector has a `:has()`, at any depth of `:is()`,
+/// `:where()` and `:not()`.
+fn uses_has(selector: &Selector<Simple>) -> bool {
+    selector.iter_raw_match_order().any(|c| match c {
+        Component::Has(_) => true,
+        Component::Is(list) | Component::Where(list) | Component::Negation(list) => list.slice().iter().any(uses_has),
+        _ => false,
+    })
 }
 
 /// Which box a selector styles (`None`: a pseudo-element whittle ignores)

@@ -286,6 +286,29 @@ pub(crate) fn supports(input: &mut Parser<'_>) -> bool {
     supports_condition(input).unwrap_or(false)
 }
 
+/// Evaluates the argument of `@import … supports(…)`: a condition or a
+/// bare declaration.
+pub(crate) fn supports_function(input: &mut Parser<'_>) -> bool {
+    let state = input.state();
+    if let Some(v) = supports_condition(input) {
+        return v;
+    }
+    input.reset(&state);
+    declaration_supported(input)
+}
+
+/// `property: value`: assumed supported when well-formed (whittle cannot
+/// know every property a browser knows).
+fn declaration_supported(input: &mut Parser<'_>) -> bool {
+    input.expect_ident().is_ok() && input.expect_colon().is_ok() && {
+        let mut any = false;
+        while input.next().is_ok() {
+            any = true;
+        }
+        any
+    }
+}
+
 fn supports_condition(input: &mut Parser<'_>) -> Option<bool> {
     if input.try_parse(|i| i.expect_ident_matching("not")).is_ok() {
         return supports_in_parens(input).map(|v| !v);
@@ -313,15 +336,7 @@ fn supports_in_parens(input: &mut Parser<'_>) -> Option<bool> {
                     return Ok(v);
                 }
                 i.reset(&state);
-                // `(property: value)`.
-                let ok = i.expect_ident().is_ok() && i.expect_colon().is_ok() && {
-                    let mut any = false;
-                    while i.next().is_ok() {
-                        any = true;
-                    }
-                    any
-                };
-                Ok::<_, cssparser::ParseError<()>>(ok)
+                Ok::<_, cssparser::ParseError<()>>(declaration_supported(i))
             })
             .ok(),
         Token::Function(name) => {

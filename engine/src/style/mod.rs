@@ -37,7 +37,7 @@ use crate::dom::{Document, Edge, Element, NodeId};
 use index::{IndexedRule, Origin, RuleIndex, Rules};
 use media::MediaEnv;
 use select::{ElementRef, Matcher, for_each_hash};
-use sheet::{DeclBlock, ParsedSheet, parse_inline, parse_sheet};
+use sheet::{DeclBlock, ParsedSheet, Sheets, imports_of, parse_inline, parse_sheet, parse_sheet_in};
 pub use computed::COMPUTED_PROPERTIES;
 pub use select::{Selector, SelectorError};
 use values::{
@@ -80,6 +80,12 @@ pub struct CascadeOptions {
     /// Whether scripts are assumed on (hides `<noscript>`; the
     /// `scripting` media feature).
     pub scripting: bool,
+}
+
+impl CascadeOptions {
+    fn media_env(&self) -> MediaEnv {
+        MediaEnv { width: self.viewport.width as f32, height: self.viewport.height as f32, scripting: self.scripting }
+    }
 }
 
 impl Default for CascadeOptions {
@@ -425,25 +431,49 @@ fn is_stylesheet_link(e: &Element) -> bool {
         && !e.has_attr("disabled")
 }
 
-/// The absolute URLs of the stylesheets the page links to and that apply
-/// (`rel=stylesheet`, not `alternate`, not `disabled`, `media` matching the
-/// viewport), in tree order: what a caller should fetch and pass back in
-/// [`CascadeOptions::stylesheets`].
+/// The absolute URLs of the stylesheets the page itself names and that
+/// apply, in tree order: the sheets it links to (`rel=stylesheet`, not
+/// `alternate`, not `disabled`, `media` matching the viewport) and those its
+/// `<style>` elements `@import`. This is what a caller should fetch and pass
+/// back in [`CascadeOptions::stylesheets`], then the imports of what it
+/// fetched ([`stylesheet_imports`]), until none are new.
 pub fn linked_stylesheet_urls(doc: &Document, options: &CascadeOptions) -> Vec<url::Url> {
-    let env = MediaEnv {
-        width: options.viewport.width as f32,
-        height: options.viewport.height as f32,
-        scripting: options.scripting,
-    };
-    doc.descendants(NodeId::DOCUMENT)
-        .filter_map(|id| {
-            let e = doc.element(id)?;
-            if !is_stylesheet_link(e) || !e.attr("media").is_none_or(|m| media::matches_media_list(m, &env)) {
-                return None;
-            }
-            doc.resolve_url(e.attr("href")?)
-        })
-        .collect()
+    let env = options.media_env();
+    let mut urls = Vec::new();
+    for id in doc.descendants(NodeId::DOCUMENT) {
+        let Some(e) = doc.element(id) else { continue };
+        if !e.attr("media").is_none_or(|m| media::matches_media_list(m, &env)) {
+            continue;
+        }
+        if is_style_element(e) {
+            let text = doc.children(id).filter_map(|c| doc.text(c)).collect::<String>();
+            urls.extend(imports_of(&text, doc.base_url(), &env));
+        } else if is_stylesheet_link(e)
+            && let Some(url) = e.attr("href").and_then(|h| doc.resolve_url(h))
+        {
+            urls.push(url);
+        }
+    }
+    urls
+}
+
+/// The absolute URLs a fetched stylesheet imports that apply (its
+/// `@import` rules whose media and `supports()` conditions hold), in order,
+/// resolved against the sheet's own URL. Imports nest at most
+/// [`MAX_IMPORT_DEPTH`] deep in the cascade; a caller following them need
+/// not go further.
+pub fn stylesheet_imports(sheet: &StylesheetText, options: &CascadeOptions) -> Vec<url::Url> {
+    let base = sheet.url.as_deref().and_then(|u| url::Url::parse(u).ok());
+    imports_of(&sheet.text, base.as_ref(), &options.media_env())
+}
+
+pub use sheet::MAX_IMPORT_DEPTH;
+
+/// Whether an element is a `<style>` sheet (HTML or SVG, type CSS).
+fn is_style_element(e: &Element) -> bool {
+    e.local_name() == &local_name!("style")
+        && (e.is_html_element() || e.namespace() == &html5ever::ns!(svg))
+        && e.attr("type").is_none_or(|t| t.trim().is_empty() || t.trim().eq_ignore_ascii_case("text/css"))
 }
 
 /// Runs the cascade.
@@ -456,14 +486,10 @@ pub fn linked_stylesheet_urls(doc: &Document, options: &CascadeOptions) -> Vec<u
 /// assert_eq!(hidden, 2); // the first <p> and its text
 /// ```
 pub fn cascade(doc: &Document, options: &CascadeOptions) -> Styles {
-    let env = MediaEnv {
-        width: options.viewport.width as f32,
-        height: options.viewport.height as f32,
-        scripting: options.scripting,
-    };
+    let env = options.media_env();
     let mut diagnostics = Vec::new();
     let mut rules = Rules::default();
-    rules.add_sheet(ua_sheet(), Origin::UserAgent, doc.is_quirks());
+    rules.add_sheet(ua_sheet(), Origin::UserAgent, doc.is_quirks(), |_| 0);
 
     // Author sheets in tree order. A sheet linked several times is read
     // once and filed where it is linked last: identical rules later in the
@@ -474,10 +500,7 @@ pub fn cascade(doc: &Document, options: &CascadeOptions) -> Styles {
     for id in doc.descendants(NodeId::DOCUMENT) {
         let Some(e) = doc.element(id) else { continue };
         let applies = |e: &Element| e.attr("media").is_none_or(|m| media::matches_media_list(m, &env));
-        let is_style = e.local_name() == &local_name!("style")
-            && (e.is_html_element() || e.namespace() == &html5ever::ns!(svg))
-            && e.attr("type").is_none_or(|t| t.trim().is_empty() || t.trim().eq_ignore_ascii_case("text/css"));
-        if is_style {
+        if is_style_element(e) {
             if applies(e) {
                 sources.push(SheetSource::Inline(id));
             }
@@ -490,30 +513,63 @@ pub fn cascade(doc: &Document, options: &CascadeOptions) -> Styles {
             }
         }
     }
+    // Every given sheet with a URL can be imported by that URL.
+    let mut sheets = Sheets::default();
+    for s in &options.stylesheets {
+        if let Some(url) = &s.url {
+            sheets.by_url.entry(url.as_str()).or_insert(s.text.as_str());
+        }
+    }
+    let doc_base = doc.base_url();
+    let mut parsed = Vec::new();
     for (at, source) in sources.iter().enumerate() {
-        let text = match *source {
+        let sheet = match *source {
             // A <style>'s own text: its text children, not its descendants.
             SheetSource::Inline(id) => {
-                std::borrow::Cow::Owned(doc.children(id).filter_map(|c| doc.text(c)).collect::<String>())
+                let text = doc.children(id).filter_map(|c| doc.text(c)).collect::<String>();
+                parse_sheet_in(&text, doc_base, &env, &mut sheets)
             }
             SheetSource::Linked(i) if last_link.get(&i) == Some(&at) => {
-                std::borrow::Cow::Borrowed(options.stylesheets[i].text.as_str())
+                let s = &options.stylesheets[i];
+                let base = s.url.as_deref().and_then(|u| url::Url::parse(u).ok());
+                parse_sheet_in(&s.text, base.as_ref(), &env, &mut sheets)
             }
             SheetSource::Linked(_) => continue,
         };
-        let sheet = parse_sheet(&text, &env);
-        invalid_rules += sheet.invalid_rules;
-        rules.add_sheet(&sheet, Origin::Author, doc.is_quirks());
+        parsed.push(sheet);
     }
     for s in &options.stylesheets {
         if s.url.is_none() {
-            let sheet = parse_sheet(&s.text, &env);
-            invalid_rules += sheet.invalid_rules;
-            rules.add_sheet(&sheet, Origin::Author, doc.is_quirks());
+            parsed.push(parse_sheet_in(&s.text, None, &env, &mut sheets));
         }
     }
+    // Layers are ranked once every sheet has declared its own.
+    let (ranks, unlayered) = sheets.layers.ranks();
+    let rank = |layer: Option<u32>| layer.map_or(unlayered, |l| ranks[l as usize]);
+    for sheet in &parsed {
+        invalid_rules += sheet.invalid_rules;
+        rules.add_sheet(sheet, Origin::Author, doc.is_quirks(), rank);
+    }
+    rules.unlayered = unlayered;
     if invalid_rules > 0 {
         diagnostics.push(Diagnostic::new(Stage::Cascade, format!("{invalid_rules} CSS rules could not be read and were dropped")));
+    }
+    if sheets.missing > 0 {
+        diagnostics.push(Diagnostic::new(
+            Stage::Cascade,
+            format!("{} imported stylesheets were not loaded and were skipped", sheets.missing),
+        ));
+    }
+    if sheets.cut > 0 {
+        diagnostics.push(Diagnostic::new(
+            Stage::Cascade,
+            format!(
+                "{} @import rules were not followed (a cycle, nesting deeper than {}, or more than {} imports)",
+                sheets.cut,
+                sheet::MAX_IMPORT_DEPTH,
+                sheet::MAX_IMPORTS
+            ),
+        ));
     }
 
     let mut out = Styles {
@@ -570,8 +626,9 @@ struct Cascader<'a> {
     has_script: Option<bool>,
 }
 
-/// One block of declarations that matched, with its cascade sort key.
-type Matched<'a> = (u8, u32, u32, &'a [Decl]);
+/// One block of declarations that matched, with its cascade sort key:
+/// origin and importance, layer, specificity, order.
+type Matched<'a> = (u8, u32, u32, u32, &'a [Decl]);
 
 impl Cascader<'_> {
     fn run(&mut self, out: &mut Styles) {
@@ -674,6 +731,7 @@ impl Cascader<'_> {
     ) {
         let doc = self.doc;
         let quirks = doc.is_quirks();
+        let unlayered = self.rules.unlayered;
         let Matcher { caches, quirks: quirks_mode, state } = &mut self.matcher;
         let element = ElementRef::new(doc, id, state);
         index.candidates(e, quirks, |rule: &'r IndexedRule| {
@@ -697,10 +755,12 @@ impl Cascader<'_> {
                     Origin::Author => (1, 2),
                 };
                 if !rule.block.normal.is_empty() {
-                    out.push((normal, rule.specificity, rule.order, &rule.block.normal));
+                    out.push((normal, rule.layer, rule.specificity, rule.order, &rule.block.normal));
                 }
                 if !rule.block.important.is_empty() {
-                    out.push((important, rule.specificity, rule.order, &rule.block.important));
+                    // Important declarations of earlier layers win.
+                    let layer = unlayered.saturating_sub(rule.layer);
+                    out.push((important, layer, rule.specificity, rule.order, &rule.block.important));
                 }
             }
         });
@@ -716,6 +776,16 @@ impl Cascader<'_> {
         inline_blocks: &mut Vec<DeclBlock>,
     ) -> (ComputedStyle, Option<boxes::BoxDecls>) {
         let rules = self.rules;
+        if rules.has_relative {
+            // `:has()` keeps a subtree filter per anchor it looked at twice
+            // (4 KiB each): kept for one element's rules, not the page's.
+            // A result found after a refused walk may be wrong: not kept.
+            let caches = &mut self.matcher.caches;
+            caches.relative_selector_filter_map = Default::default();
+            if self.matcher.state.is_cut() {
+                caches.relative_selector = Default::default();
+            }
+        }
         self.matcher.state.reset();
         let mut matched: SmallVec<[Matched<'_>; 16]> = SmallVec::new();
         self.matching(&rules.element, id, e, bloom, MatchingMode::Normal, &mut matched);
@@ -724,10 +794,11 @@ impl Cascader<'_> {
             inline_blocks.push(parse_inline(style_attr));
         }
         if let Some(inline) = inline_blocks.first() {
-            matched.push((1, u32::MAX, u32::MAX, &inline.normal));
-            matched.push((2, u32::MAX, u32::MAX, &inline.important));
+            // The style attribute beats every layer (CSS Cascade 5 §6.3).
+            matched.push((1, u32::MAX, u32::MAX, u32::MAX, &inline.normal));
+            matched.push((2, u32::MAX, u32::MAX, u32::MAX, &inline.important));
         }
-        matched.sort_unstable_by_key(|&(level, spec, order, _)| (level, spec, order));
+        matched.sort_unstable_by_key(|&(level, layer, spec, order, _)| (level, layer, spec, order));
         let mut style = ComputedStyle::inheriting(parent);
         // `revert` in an author rule goes back to what the UA sheet gave.
         let mut ua = style;
@@ -737,7 +808,7 @@ impl Cascader<'_> {
         if let Some(lh) = parent_boxes.iter().find(|(p, _)| *p == boxes::BoxProp::LineHeight) {
             box_decls.push(lh.clone());
         }
-        for &(level, _, _, decls) in &matched {
+        for &(level, _, _, _, decls) in &matched {
             if level > 0 && !ua_done {
                 ua = style;
                 ua_done = true;
@@ -890,10 +961,10 @@ impl Cascader<'_> {
             if matched.is_empty() {
                 continue;
             }
-            matched.sort_unstable_by_key(|&(level, spec, order, _)| (level, spec, order));
+            matched.sort_unstable_by_key(|&(level, layer, spec, order, _)| (level, layer, spec, order));
             let mut display = Display::Inline;
             let mut content = Content::None;
-            for (_, _, _, decls) in &matched {
+            for (_, _, _, _, decls) in &matched {
                 for decl in decls.iter() {
                     match decl {
                         Decl::Display(d) => display = *d,
@@ -1075,5 +1146,126 @@ mod tests {
         assert!(!s.is_visible(by_id(&doc, "i2")));
         assert!(s.is_visible(by_id(&doc, "i3")));
         assert!(!s.is_visible(by_id(&doc, "sib")));
+    }
+
+    #[test]
+    fn has_looks_down_and_ahead() {
+        let (doc, s) = styled(
+            "<style>div:has(> .x) { display: none } p:has(+ .y) { display: none } p:has(~ .z) { display: none }
+               section:not(:has(.q)) { display: none } article:has(.deep) { display: none } li:has(.nope) { display: none }</style>
+             <div id=a><span class=x>x</span></div><div id=b><i><span class=x>x</span></i></div>
+             <p id=c>c</p><p class=y>y</p><p id=d>d</p><span></span><b class=z>z</b>
+             <section id=e>e</section><section id=f><b class=q>q</b></section>
+             <article id=g><div><div><b class=deep>d</b></div></div></article><ul><li id=h>h</li></ul>",
+        );
+        let hidden = |id| !s.is_visible(by_id(&doc, id));
+        assert!(hidden("a"), "child");
+        assert!(!hidden("b"), "a grandchild is not a child");
+        assert!(hidden("c"), "next sibling");
+        assert!(hidden("d"), "later sibling");
+        assert!(hidden("e") && !hidden("f"), ":not(:has())");
+        assert!(hidden("g"), "deep descendant");
+        assert!(!hidden("h"), "no match");
+        assert!(s.diagnostics().is_empty(), "{:?}", s.diagnostics());
+    }
+
+    #[test]
+    fn has_on_a_big_page_is_one_walk_not_a_cut() {
+        // `body:has(...)` looks at every element once: more than one
+        // element's own budget, well within the document's.
+        let html = format!("<style>body:has(.last) #t {{ display: none }}</style><p id=t>t</p>{}<b class=last>l</b>", "<i></i>".repeat(30_000));
+        let (doc, s) = styled(&html);
+        assert!(!s.is_visible(by_id(&doc, "t")));
+        assert!(s.diagnostics().is_empty(), "{:?}", s.diagnostics());
+    }
+
+    /// The cascade of `html` at `https://x.test/p/page.html` with `sheets`
+    /// (URL, CSS) given as fetched.
+    fn styled_with(html: &str, sheets: &[(&str, &str)]) -> (Document, Styles) {
+        let options = crate::ParseOptions { url: url::Url::parse("https://x.test/p/page.html").ok(), ..Default::default() };
+        let doc = parse(html.as_bytes(), &options);
+        let stylesheets = sheets.iter().map(|(u, t)| StylesheetText { url: Some((*u).into()), text: (*t).into() }).collect();
+        let styles = cascade(&doc, &CascadeOptions { stylesheets, ..Default::default() });
+        (doc, styles)
+    }
+
+    #[test]
+    fn imports_apply_where_they_are_imported() {
+        let sheets = [
+            ("https://x.test/p/a.css", "#a { display: none }"),
+            ("https://x.test/p/css/theme.css", "@import 'base.css'; #t { visibility: hidden }"),
+            ("https://x.test/p/css/base.css", "#b { display: none } #t { display: none }"),
+            ("https://x.test/p/print.css", "#c { display: none }"),
+            ("https://x.test/p/late.css", "#d { display: none }"),
+            ("https://x.test/p/grid.css", "#e { display: none }"),
+            ("https://x.test/p/nope.css", "#f { display: none }"),
+        ];
+        let (doc, s) = styled_with(
+            "<style>@import url(a.css); @import 'print.css' print; @import url('grid.css') supports(display: grid) screen;
+                    @import 'nope.css' supports(not (display: grid)); #g { display: none } @import 'late.css';</style>
+             <link rel=stylesheet href=css/theme.css><style>#t { display: block }</style>
+             <p id=a>a</p><p id=b>b</p><p id=c>c</p><p id=d>d</p><p id=e>e</p><p id=f>f</p><p id=t>t</p>",
+            &sheets,
+        );
+        let hidden = |id| !s.is_visible(by_id(&doc, id));
+        assert!(hidden("a"), "an import in a <style>");
+        assert!(hidden("b"), "an import in a linked sheet, resolved against that sheet's URL");
+        assert!(!hidden("c"), "media that does not hold");
+        assert!(!hidden("d"), "an @import after a style rule is invalid");
+        assert!(hidden("e") && !hidden("f"), "supports()");
+        // The import comes first in the importing sheet's place, and the
+        // later <style> still wins over both.
+        assert_eq!(s.get(by_id(&doc, "t")).display, Display::Block);
+        assert_eq!(s.get(by_id(&doc, "t")).visibility, Visibility::Hidden);
+        assert!(s.diagnostics().is_empty(), "{:?}", s.diagnostics());
+    }
+
+    #[test]
+    fn import_cycles_depth_and_missing_sheets_stop_with_a_diagnostic() {
+        let sheets = [
+            ("https://x.test/p/a.css", "@import 'b.css'; #a { display: none }"),
+            ("https://x.test/p/b.css", "@import 'a.css'; #b { display: none }"),
+        ];
+        let (doc, s) = styled_with("<style>@import 'a.css'; @import 'gone.css';</style><p id=a>a</p><p id=b>b</p>", &sheets);
+        assert!(!s.is_visible(by_id(&doc, "a")) && !s.is_visible(by_id(&doc, "b")));
+        let said: Vec<&str> = s.diagnostics().iter().map(|d| d.message.as_str()).collect();
+        assert!(said.iter().any(|m| m.starts_with("1 @import rules were not followed")), "{said:?}");
+        assert!(said.iter().any(|m| m.starts_with("1 imported stylesheets were not loaded")), "{said:?}");
+
+        // A chain of 1,000 imports: read to the depth limit, then cut.
+        let urls: Vec<String> = (0..1000).map(|i| format!("https://x.test/p/{i}.css")).collect();
+        let texts: Vec<String> = (0..1000).map(|i| format!("@import '{}.css'; #p{i} {{ display: none }}", i + 1)).collect();
+        let chain: Vec<(&str, &str)> = urls.iter().zip(&texts).map(|(u, t)| (u.as_str(), t.as_str())).collect();
+        let (doc, s) = styled_with("<style>@import '0.css';</style><p id=p0>0</p><p id=p7>7</p><p id=p8>8</p>", &chain);
+        assert!(!s.is_visible(by_id(&doc, "p0")) && !s.is_visible(by_id(&doc, "p7")));
+        assert!(s.is_visible(by_id(&doc, "p8")), "past the depth limit");
+        assert!(s.diagnostics().iter().any(|d| d.message.contains("@import rules were not followed")));
+    }
+
+    #[test]
+    fn layers_order_the_cascade() {
+        let sheets = [("https://x.test/p/base.css", "#i { display: none }")];
+        let (doc, s) = styled_with(
+            "<style>
+               #u { display: block } @layer x { #u { display: none } }
+               @layer a, b; @layer b { #o { display: block } } @layer a { #o { display: none } }
+               @layer a { #imp { display: none !important } } @layer b { #imp { display: block !important } }
+               @layer a { @layer inner { #n { display: none } } #n { display: block } }
+               @layer { #anon { display: none } } #anon { display: block }
+             </style>
+             <style>@import 'base.css' layer(base);</style><style>#i { display: block }</style>
+             <p id=u>u</p><p id=o>o</p><p id=imp>imp</p><p id=n>n</p><p id=anon>anon</p><p id=i>i</p>",
+            &sheets,
+        );
+        let shown = |id| s.is_visible(by_id(&doc, id));
+        assert!(shown("u"), "rules outside layers beat layered ones, whatever the order");
+        assert!(shown("o"), "a layer declared later wins");
+        assert!(!shown("imp"), "for !important, the earlier layer wins");
+        assert!(shown("n"), "a layer's own rules beat its sublayers'");
+        assert!(shown("anon"), "an anonymous layer is a layer");
+        assert!(shown("i"), "an import into a layer is layered");
+        // Alone, the layered import applies.
+        let (doc, s) = styled_with("<style>@import 'base.css' layer(base);</style><p id=i>i</p>", &sheets);
+        assert!(!s.is_visible(by_id(&doc, "i")));
     }
 }

@@ -3,8 +3,10 @@
 //! trait for [`ElementRef`], a `Copy` view of one element of a [`Document`].
 //!
 //! Pseudo-classes describe a page at rest: no element is hovered, focused,
-//! active or visited. `:has()` is not parsed (a rule using it is dropped, as
-//! in a browser without it), keeping matching linear.
+//! active or visited. `:has()` is matched by looking down and forward from
+//! the anchor, within the same step budget as every other walk (see
+//! [`MatchState`]): a hostile `:has()` can only make whittle apply fewer
+//! rules.
 
 use std::borrow::Borrow;
 use std::cell::Cell;
@@ -195,6 +197,10 @@ impl<'i> selectors::parser::Parser<'i> for SelectorParser {
     }
 
     fn parse_nth_child_of(&self) -> bool {
+        true
+    }
+
+    fn parse_has(&self) -> bool {
         true
     }
 
@@ -401,6 +407,19 @@ impl MatchState {
         self.cut.get()
     }
 
+    /// Takes one step charged to the document's budget only; false (and
+    /// the element marked cut) when it is spent.
+    #[inline]
+    fn step_document(&self) -> bool {
+        let d = self.document_left.get();
+        if d == 0 {
+            self.cut.set(true);
+            return false;
+        }
+        self.document_left.set(d - 1);
+        true
+    }
+
     /// Takes one step; false (and the element marked cut) when a budget
     /// is spent.
     #[inline]
@@ -447,6 +466,13 @@ impl<'a> ElementRef<'a> {
     fn wrap(&self, id: Option<NodeId>) -> Option<ElementRef<'a>> {
         let id = id?;
         self.state.step().then_some(ElementRef { doc: self.doc, id, state: self.state })
+    }
+
+    /// A child or a following sibling, if the document's step budget
+    /// allows the step (see [`ElementRef::next_sibling_element`]).
+    fn wrap_forward(&self, id: Option<NodeId>) -> Option<ElementRef<'a>> {
+        let id = id?;
+        self.state.step_document().then_some(ElementRef { doc: self.doc, id, state: self.state })
     }
 
     fn html_is(&self, name: &LocalName) -> bool {
@@ -552,11 +578,25 @@ impl selectors::Element for ElementRef<'_> {
     }
 
     fn next_sibling_element(&self) -> Option<Self> {
-        self.sibling_element(Document::next_sibling)
+        // Forward walks are `:has()` looking down and ahead (and
+        // `:nth-last-*`): charged to the document's budget only, so that
+        // `body:has(dialog[open])` on a page of 50,000 elements is one
+        // full walk, not a cut.
+        let mut s = self.doc.next_sibling(self.id);
+        while let Some(id) = s {
+            if self.doc.element(id).is_some() {
+                return self.wrap_forward(Some(id));
+            }
+            if !self.state.step_document() {
+                return None;
+            }
+            s = self.doc.next_sibling(id);
+        }
+        None
     }
 
     fn first_element_child(&self) -> Option<Self> {
-        self.wrap(self.doc.element_children(self.id).next())
+        self.wrap_forward(self.doc.element_children(self.id).next())
     }
 
     fn is_html_element_in_html_document(&self) -> bool {

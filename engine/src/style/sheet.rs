@@ -1,21 +1,26 @@
 //! Reading stylesheets (CSS Syntax 3 through `cssparser`) into style rules.
 //!
 //! `@media` and `@supports` are evaluated while reading, so only rules that
-//! apply to whittle's viewport come out; `@layer` blocks are read in place
-//! (layer order is not modelled); nested style rules (CSS Nesting) are
-//! flattened with `&` replaced. Everything else (`@font-face`, `@keyframes`,
-//! `@container`, `@import`, …) is skipped. A rule whose block sets none of
-//! the properties whittle computes is dropped here, which is what keeps the
-//! cascade cheap on framework stylesheets.
+//! apply to whittle's viewport come out; `@import` reads the imported sheet
+//! in place (its text fetched by the caller, found by URL in [`Sheets`]),
+//! under its media, `supports()` and `layer()` conditions; `@layer` blocks
+//! and statements file rules in cascade layers ([`Layers`]); nested style
+//! rules (CSS Nesting) are flattened with `&` replaced. Everything else
+//! (`@font-face`, `@keyframes`, `@container`, …) is skipped. A rule whose
+//! block sets none of the properties whittle computes is dropped here,
+//! which is what keeps the cascade cheap on framework stylesheets.
 
+use std::collections::HashMap;
 use std::sync::Arc;
+
+use url::Url;
 
 use cssparser::{
     AtRuleParser, CowRcStr, DeclarationParser, Delimiter, ParseError, Parser, ParserState,
     QualifiedRuleParser, RuleBodyItemParser, RuleBodyParser, StyleSheetParser,
 };
 
-use super::media::{MediaEnv, matches_media_list_in, supports};
+use super::media::{MediaEnv, matches_media_list_in, supports, supports_function};
 use super::select::{Selectors, parse_selector_list};
 use super::values::{Decl, parse_declaration};
 
@@ -37,6 +42,8 @@ impl DeclBlock {
 pub(crate) struct SheetRule {
     pub(crate) selectors: Selectors,
     pub(crate) block: Arc<DeclBlock>,
+    /// Its cascade layer ([`Layers`]); `None` outside any layer.
+    pub(crate) layer: Option<u32>,
 }
 
 /// What reading a stylesheet gave.
@@ -48,20 +55,261 @@ pub(crate) struct ParsedSheet {
     pub(crate) invalid_rules: usize,
 }
 
-/// Reads a stylesheet.
+/// How deep `@import` may nest (a sheet importing a sheet importing …).
+pub const MAX_IMPORT_DEPTH: usize = 8;
+/// How many `@import`s one cascade reads in all, so that a sheet importing
+/// the same sheet twice at every level stays small work.
+pub(crate) const MAX_IMPORTS: usize = 64;
+
+/// The cascade layers of one origin (CSS Cascade 5 §6.4): named layers
+/// by their full dotted name, anonymous ones each their own, every layer
+/// knowing its parent, in the order they were first declared.
+#[derive(Debug, Default)]
+pub(crate) struct Layers {
+    /// Full name (empty for an anonymous layer) and parent of each layer.
+    layers: Vec<(Box<str>, Option<u32>)>,
+    by_name: HashMap<Box<str>, u32>,
+}
+
+impl Layers {
+    /// The layer `name` (dotted parts) inside `parent`, declared now if it
+    /// is new; a new anonymous layer for `None`.
+    fn declare(&mut self, parent: Option<u32>, name: Option<&[String]>) -> u32 {
+        let Some(parts) = name else {
+            self.layers.push((Box::from(""), parent));
+            return (self.layers.len() - 1) as u32;
+        };
+        let mut at = parent;
+        for part in parts {
+            let full: Box<str> = match at {
+                Some(p) if !self.layers[p as usize].0.is_empty() => format!("{}.{part}", self.layers[p as usize].0).into(),
+                // Inside an anonymous layer, names are the layer's own:
+                // keyed by its index so they never meet outer names.
+                Some(p) => format!("#{p}.{part}").into(),
+                None => part.as_str().into(),
+            };
+            at = Some(match self.by_name.get(&full) {
+                Some(&id) => id,
+                None => {
+                    let id = self.layers.len() as u32;
+                    self.layers.push((full.clone(), at));
+                    self.by_name.insert(full, id);
+                    id
+                }
+            });
+        }
+        at.unwrap_or_else(|| self.declare(parent, None))
+    }
+
+    /// Each layer's precedence for normal declarations (higher wins), and
+    /// that of rules outside any layer, the highest: a layer's sublayers
+    /// come before its own rules, layers in the order they were declared.
+    pub(crate) fn ranks(&self) -> (Vec<u32>, u32) {
+        let mut children: Vec<Vec<u32>> = vec![Vec::new(); self.layers.len()];
+        let mut top = Vec::new();
+        for (id, (_, parent)) in self.layers.iter().enumerate() {
+            match parent {
+                Some(p) => children[*p as usize].push(id as u32),
+                None => top.push(id as u32),
+            }
+        }
+        let mut ranks = vec![0; self.layers.len()];
+        let mut next = 0;
+        // Post-order without recursion: (layer, whether its children are done).
+        let mut stack: Vec<(u32, bool)> = top.iter().rev().map(|&l| (l, false)).collect();
+        while let Some((layer, done)) = stack.pop() {
+            if done {
+                ranks[layer as usize] = next;
+                next += 1;
+            } else {
+                stack.push((layer, true));
+                stack.extend(children[layer as usize].iter().rev().map(|&c| (c, false)));
+            }
+        }
+        (ranks, next)
+    }
+}
+
+/// What reading the author sheets of one cascade shares: the sheets
+/// `@import` can find by absolute URL, the layers, and what was cut.
+#[derive(Debug, Default)]
+pub(crate) struct Sheets<'a> {
+    pub(crate) by_url: HashMap<&'a str, &'a str>,
+    pub(crate) layers: Layers,
+    /// The URLs of the imports being read, outermost first.
+    stack: Vec<String>,
+    imports_read: usize,
+    /// `@import`s not read because the sheet was not given (not fetched,
+    /// or it failed).
+    pub(crate) missing: usize,
+    /// `@import`s not read: a cycle, too deep, or too many.
+    pub(crate) cut: usize,
+}
+
+/// Reads a stylesheet with no imports and no layers of note (whittle's own).
 pub(crate) fn parse_sheet(text: &str, env: &MediaEnv) -> ParsedSheet {
+    let mut sheets = Sheets::default();
+    parse_sheet_in(text, None, env, &mut sheets)
+}
+
+/// Reads an author stylesheet whose relative URLs resolve against `base`.
+pub(crate) fn parse_sheet_in<'a>(text: &str, base: Option<&Url>, env: &MediaEnv, sheets: &mut Sheets<'a>) -> ParsedSheet {
     let mut out = ParsedSheet::default();
+    read_rules(text, base, env, sheets, &mut out, None);
+    out
+}
+
+/// Reads a sheet's rules into `out`, in layer `layer`.
+fn read_rules(text: &str, base: Option<&Url>, env: &MediaEnv, sheets: &mut Sheets<'_>, out: &mut ParsedSheet, layer: Option<u32>) {
     let mut input = Parser::new(text);
-    let mut top = RuleParser { env, out: &mut out, parent: None };
-    let mut sheet = StyleSheetParser::new(&mut input, &mut top);
+    let mut top = RuleParser { env, out, sheets, parent: None, layer, base, top: true, rules_seen: false };
     let mut invalid = 0;
-    for result in sheet.by_ref() {
+    for result in StyleSheetParser::new(&mut input, &mut top) {
         if result.is_err() {
             invalid += 1;
         }
     }
     out.invalid_rules += invalid;
-    out
+}
+
+/// The sheets a stylesheet imports, in order, resolved against `base`:
+/// the `@import` rules at its start whose media and `supports()`
+/// conditions hold (the ones [`read_rules`] would read).
+pub(crate) fn imports_of(text: &str, base: Option<&Url>, env: &MediaEnv) -> Vec<Url> {
+    let mut input = Parser::new(text);
+    let mut scan = ImportScan { env, base, found: Vec::new(), done: false };
+    let mut sheet = StyleSheetParser::new(&mut input, &mut scan);
+    while sheet.next().is_some() {
+        if sheet.parser.done {
+            break;
+        }
+    }
+    scan.found
+}
+
+/// An `@import` prelude: the URL and, when the rule applies, its layer.
+struct Import {
+    href: String,
+    /// `None`: no layer; `Some(None)`: an anonymous layer.
+    layer: Option<Option<Vec<String>>>,
+}
+
+/// Reads an `@import` prelude; `None` when it is malformed or its
+/// conditions do not hold.
+fn import_prelude(input: &mut Parser<'_>, env: &MediaEnv) -> Option<Import> {
+    let href = match input.next().ok()?.clone() {
+        cssparser::Token::UnquotedUrl(u) | cssparser::Token::QuotedString(u) => u.as_ref().to_owned(),
+        cssparser::Token::Function(f) if f.eq_ignore_ascii_case("url") => input
+            .parse_nested_block(|i| Ok::<_, ParseError<()>>(i.expect_string()?.as_ref().to_owned()))
+            .ok()?,
+        _ => return None,
+    };
+    let mut layer = None;
+    if input.try_parse(|i| i.expect_ident_matching("layer")).is_ok() {
+        layer = Some(None);
+    } else if input.try_parse(|i| i.expect_function_matching("layer")).is_ok() {
+        let name = input.parse_nested_block(|i| layer_name(i).ok_or(ParseError::<()>::custom(()))).ok()?;
+        layer = Some(Some(name));
+    }
+    if input.try_parse(|i| i.expect_function_matching("supports")).is_ok() {
+        let holds = input.parse_nested_block(|i| Ok::<_, ParseError<()>>(supports_function(i))).unwrap_or(false);
+        if !holds {
+            return None;
+        }
+    }
+    matches_media_list_in(input, env).then_some(Import { href, layer })
+}
+
+/// A layer name: identifiers joined by `.`.
+fn layer_name(input: &mut Parser<'_>) -> Option<Vec<String>> {
+    let mut parts = vec![input.expect_ident().ok()?.as_ref().to_owned()];
+    while let Ok(cssparser::Token::Delim('.')) = input.next_including_whitespace().cloned() {
+        parts.push(input.next_including_whitespace().ok().and_then(|t| match t {
+            cssparser::Token::Ident(i) => Some(i.as_ref().to_owned()),
+            _ => None,
+        })?);
+    }
+    input.is_exhausted().then_some(parts)
+}
+
+/// Layer names of an `@layer` prelude: one (a block) or several (a
+/// statement); empty for an anonymous block.
+fn layer_names(input: &mut Parser<'_>) -> Option<Vec<Vec<String>>> {
+    let mut names = Vec::new();
+    if input.is_exhausted() {
+        return Some(names);
+    }
+    loop {
+        names.push(input.parse_until_before(Delimiter::Comma, |i| layer_name(i).ok_or(ParseError::<()>::custom(()))).ok()?);
+        if input.is_exhausted() {
+            return Some(names);
+        }
+        input.expect_comma().ok()?;
+    }
+}
+
+/// Reads only the `@import` rules at the start of a sheet.
+struct ImportScan<'a> {
+    env: &'a MediaEnv,
+    base: Option<&'a Url>,
+    found: Vec<Url>,
+    /// Set at the first rule after which `@import` is no longer valid.
+    done: bool,
+}
+
+impl<'i> AtRuleParser<'i> for ImportScan<'_> {
+    type Prelude = ();
+    type AtRule = ();
+    type Error = ();
+
+    fn parse_prelude(&mut self, name: CowRcStr<'i>, input: &mut Parser<'i>) -> Result<(), ParseError<()>> {
+        if name.eq_ignore_ascii_case("import") {
+            if let Some(import) = import_prelude(input, self.env)
+                && let Some(url) = resolve(self.base, &import.href)
+            {
+                self.found.push(url);
+            }
+        } else if !name.eq_ignore_ascii_case("charset") && !name.eq_ignore_ascii_case("layer") {
+            self.done = true;
+        }
+        while input.next().is_ok() {}
+        Ok(())
+    }
+
+    fn rule_without_block(&mut self, _: (), _: &ParserState) -> Result<(), ()> {
+        Ok(())
+    }
+
+    fn parse_block(&mut self, _: (), _: &ParserState, _: &mut Parser<'i>) -> Result<(), ParseError<()>> {
+        // A block `@layer` ends the imports too.
+        self.done = true;
+        Ok(())
+    }
+}
+
+impl<'i> QualifiedRuleParser<'i> for ImportScan<'_> {
+    type Prelude = ();
+    type QualifiedRule = ();
+    type Error = ();
+
+    fn parse_prelude(&mut self, input: &mut Parser<'i>) -> Result<(), ParseError<()>> {
+        self.done = true;
+        while input.next().is_ok() {}
+        Ok(())
+    }
+
+    fn parse_block(&mut self, _: (), _: &ParserState, _: &mut Parser<'i>) -> Result<(), ParseError<()>> {
+        Ok(())
+    }
+}
+
+/// An import's absolute URL.
+fn resolve(base: Option<&Url>, href: &str) -> Option<Url> {
+    let href = href.trim_matches(|c: char| c.is_ascii_whitespace());
+    match base {
+        Some(base) => base.join(href).ok(),
+        None => Url::parse(href).ok(),
+    }
 }
 
 /// Reads a `style` attribute.
@@ -135,71 +383,150 @@ impl<'i> RuleBodyItemParser<'i, (), ()> for DeclOnly<'_> {
 enum AtPrelude {
     /// `@media` / `@supports`: whether the condition holds.
     Conditional(bool),
-    /// `@layer` (block or statement).
-    Layer,
+    /// `@layer` with the names it gives (none: an anonymous block).
+    Layer(Vec<Vec<String>>),
+    /// `@import` whose conditions hold.
+    Import(Import),
     /// Anything else: skipped.
     Skip,
 }
 
-/// Reads rules at the top level, inside conditional at-rules, and (with a
-/// parent) nested inside style rules.
-struct RuleParser<'a> {
-    env: &'a MediaEnv,
-    out: &'a mut ParsedSheet,
-    parent: Option<Selectors>,
-}
-
 fn at_prelude(name: &str, input: &mut Parser<'_>, env: &MediaEnv) -> AtPrelude {
-    if name.eq_ignore_ascii_case("media") {
+    let prelude = if name.eq_ignore_ascii_case("media") {
         AtPrelude::Conditional(matches_media_list_in(input, env))
     } else if name.eq_ignore_ascii_case("supports") {
         AtPrelude::Conditional(supports(input))
     } else if name.eq_ignore_ascii_case("layer") {
-        while input.next().is_ok() {}
-        AtPrelude::Layer
+        // A malformed name makes the whole rule invalid.
+        layer_names(input).map_or(AtPrelude::Skip, AtPrelude::Layer)
+    } else if name.eq_ignore_ascii_case("import") {
+        import_prelude(input, env).map_or(AtPrelude::Skip, AtPrelude::Import)
     } else {
-        while input.next().is_ok() {}
         AtPrelude::Skip
+    };
+    while input.next().is_ok() {}
+    prelude
+}
+
+/// Reads rules at the top level, inside conditional and layer at-rules,
+/// and (with a parent) nested inside style rules.
+struct RuleParser<'a, 'b> {
+    env: &'a MediaEnv,
+    out: &'a mut ParsedSheet,
+    sheets: &'a mut Sheets<'b>,
+    parent: Option<Selectors>,
+    layer: Option<u32>,
+    base: Option<&'a Url>,
+    /// Whether this is the sheet's top level, where `@import` may be.
+    top: bool,
+    /// Whether a rule after which `@import` is invalid was read.
+    rules_seen: bool,
+}
+
+impl RuleParser<'_, '_> {
+    /// Reads the rules of a block (a conditional or layer rule) into the
+    /// same output, in `layer`.
+    fn block(&mut self, input: &mut Parser<'_>, layer: Option<u32>) {
+        let mut inner = RuleParser {
+            env: self.env,
+            out: self.out,
+            sheets: self.sheets,
+            parent: self.parent.clone(),
+            layer,
+            base: self.base,
+            top: false,
+            rules_seen: true,
+        };
+        let mut invalid = 0;
+        for result in StyleSheetParser::new(input, &mut inner) {
+            if result.is_err() {
+                invalid += 1;
+            }
+        }
+        self.out.invalid_rules += invalid;
+    }
+
+    /// Reads an imported sheet in place.
+    fn import(&mut self, import: Import) {
+        let Some(url) = resolve(self.base, &import.href) else { return };
+        let sheets = &mut *self.sheets;
+        if sheets.stack.iter().any(|u| *u == url.as_str())
+            || sheets.stack.len() >= MAX_IMPORT_DEPTH
+            || sheets.imports_read >= MAX_IMPORTS
+        {
+            sheets.cut += 1;
+            return;
+        }
+        let Some(&text) = sheets.by_url.get(url.as_str()) else {
+            sheets.missing += 1;
+            return;
+        };
+        sheets.imports_read += 1;
+        let layer = match import.layer {
+            None => self.layer,
+            Some(name) => Some(sheets.layers.declare(self.layer, name.as_deref())),
+        };
+        sheets.stack.push(url.as_str().to_owned());
+        read_rules(text, Some(&url), self.env, self.sheets, self.out, layer);
+        self.sheets.stack.pop();
     }
 }
 
-impl<'i> AtRuleParser<'i> for RuleParser<'_> {
+impl<'i> AtRuleParser<'i> for RuleParser<'_, '_> {
     type Prelude = AtPrelude;
     type AtRule = ();
     type Error = ();
 
     fn parse_prelude(&mut self, name: CowRcStr<'i>, input: &mut Parser<'i>) -> Result<AtPrelude, ParseError<()>> {
-        Ok(at_prelude(&name, input, self.env))
+        let prelude = at_prelude(&name, input, self.env);
+        // Only `@charset`, `@layer` statements and other `@import`s may
+        // come before an `@import`.
+        if !name.eq_ignore_ascii_case("import") && !name.eq_ignore_ascii_case("charset") && !name.eq_ignore_ascii_case("layer") {
+            self.rules_seen = true;
+        }
+        Ok(prelude)
     }
 
-    fn rule_without_block(&mut self, _prelude: AtPrelude, _start: &ParserState) -> Result<(), ()> {
+    fn rule_without_block(&mut self, prelude: AtPrelude, _start: &ParserState) -> Result<(), ()> {
+        match prelude {
+            AtPrelude::Import(import) if self.top && !self.rules_seen => self.import(import),
+            AtPrelude::Layer(names) => {
+                for name in &names {
+                    self.sheets.layers.declare(self.layer, Some(name));
+                }
+            }
+            _ => {}
+        }
         Ok(())
     }
 
     fn parse_block(&mut self, prelude: AtPrelude, _start: &ParserState, input: &mut Parser<'i>) -> Result<(), ParseError<()>> {
         match prelude {
-            AtPrelude::Conditional(true) | AtPrelude::Layer => {
-                let mut inner = RuleParser { env: self.env, out: self.out, parent: self.parent.clone() };
-                let mut invalid = 0;
-                for result in StyleSheetParser::new(input, &mut inner) {
-                    if result.is_err() {
-                        invalid += 1;
-                    }
-                }
-                self.out.invalid_rules += invalid;
+            AtPrelude::Conditional(true) => {
+                self.rules_seen = true;
+                self.block(input, self.layer);
             }
-            AtPrelude::Conditional(false) | AtPrelude::Skip => {}
+            AtPrelude::Layer(names) => {
+                self.rules_seen = true;
+                // A block names one layer, or none (anonymous).
+                if names.len() <= 1 {
+                    let layer = self.sheets.layers.declare(self.layer, names.first().map(Vec::as_slice));
+                    self.block(input, Some(layer));
+                }
+            }
+            AtPrelude::Conditional(false) | AtPrelude::Import(_) | AtPrelude::Skip => self.rules_seen = true,
         }
         Ok(())
     }
 }
 
-impl<'i> QualifiedRuleParser<'i> for RuleParser<'_> {
+impl<'i> QualifiedRuleParser<'i> for RuleParser<'_, '_> {
     type Prelude = Selectors;
     type QualifiedRule = ();
     type Error = ();
 
     fn parse_prelude(&mut self, input: &mut Parser<'i>) -> Result<Selectors, ParseError<()>> {
+        self.rules_seen = true;
         let selectors = parse_selector_list(input, self.parent.is_some()).map_err(|_| ParseError::custom(()))?;
         Ok(match &self.parent {
             Some(parent) => selectors.replace_parent_selector(parent),
@@ -210,9 +537,10 @@ impl<'i> QualifiedRuleParser<'i> for RuleParser<'_> {
     fn parse_block(&mut self, selectors: Selectors, _start: &ParserState, input: &mut Parser<'i>) -> Result<(), ParseError<()>> {
         // The rule's own declarations come before the rules nested in it.
         let slot = self.out.rules.len();
-        self.out.rules.push(SheetRule { selectors: selectors.clone(), block: Arc::new(DeclBlock::default()) });
+        let layer = self.layer;
+        self.out.rules.push(SheetRule { selectors: selectors.clone(), block: Arc::new(DeclBlock::default()), layer });
         let mut block = DeclBlock::default();
-        let mut body = BodyParser { env: self.env, out: self.out, selectors: &selectors, block: &mut block };
+        let mut body = BodyParser { parser: self, selectors: &selectors, block: &mut block };
         // Errors here are declarations whittle does not compute (or cannot
         // read): normal, not worth a diagnostic.
         for _ in RuleBodyParser::new(input, &mut body) {}
@@ -226,15 +554,32 @@ impl<'i> QualifiedRuleParser<'i> for RuleParser<'_> {
 }
 
 /// The body of a style rule: declarations, nested style rules, nested
-/// conditional at-rules.
-struct BodyParser<'a, 'b> {
-    env: &'a MediaEnv,
-    out: &'a mut ParsedSheet,
-    selectors: &'b Selectors,
-    block: &'b mut DeclBlock,
+/// conditional and layer at-rules.
+struct BodyParser<'p, 'a, 'b, 'c> {
+    parser: &'p mut RuleParser<'a, 'b>,
+    selectors: &'c Selectors,
+    block: &'c mut DeclBlock,
 }
 
-impl<'i> DeclarationParser<'i> for BodyParser<'_, '_> {
+impl<'b> BodyParser<'_, '_, 'b, '_> {
+    /// A parser for rules nested in this one: `parent` is this rule's
+    /// selectors for nested style rules, `None` for the declarations of a
+    /// nested at-rule (which apply to this rule's selectors).
+    fn nested(&mut self, parent: Option<Selectors>, layer: Option<u32>) -> RuleParser<'_, 'b> {
+        RuleParser {
+            env: self.parser.env,
+            out: self.parser.out,
+            sheets: self.parser.sheets,
+            parent,
+            layer,
+            base: self.parser.base,
+            top: false,
+            rules_seen: true,
+        }
+    }
+}
+
+impl<'i> DeclarationParser<'i> for BodyParser<'_, '_, '_, '_> {
     type Declaration = ();
     type Error = ();
     fn parse_value(&mut self, name: CowRcStr<'i>, input: &mut Parser<'i>, _start: &ParserState) -> Result<(), ParseError<()>> {
@@ -242,31 +587,37 @@ impl<'i> DeclarationParser<'i> for BodyParser<'_, '_> {
     }
 }
 
-impl<'i> AtRuleParser<'i> for BodyParser<'_, '_> {
+impl<'i> AtRuleParser<'i> for BodyParser<'_, '_, '_, '_> {
     type Prelude = AtPrelude;
     type AtRule = ();
     type Error = ();
 
     fn parse_prelude(&mut self, name: CowRcStr<'i>, input: &mut Parser<'i>) -> Result<AtPrelude, ParseError<()>> {
-        Ok(at_prelude(&name, input, self.env))
+        Ok(at_prelude(&name, input, self.parser.env))
     }
 
     fn rule_without_block(&mut self, _prelude: AtPrelude, _start: &ParserState) -> Result<(), ()> {
         Ok(())
     }
 
-    fn parse_block(&mut self, prelude: AtPrelude, _start: &ParserState, input: &mut Parser<'i>) -> Result<(), ParseError<()>> {
-        if let AtPrelude::Conditional(true) | AtPrelude::Layer = prelude {
-            // Declarations directly inside a nested conditional rule apply
-            // to the parent's selectors, in their own rule after it.
-            let mut parent = RuleParser { env: self.env, out: self.out, parent: None };
-            QualifiedRuleParser::parse_block(&mut parent, self.selectors.clone(), _start, input)?;
-        }
-        Ok(())
+    fn parse_block(&mut self, prelude: AtPrelude, start: &ParserState, input: &mut Parser<'i>) -> Result<(), ParseError<()>> {
+        let layer = match prelude {
+            AtPrelude::Conditional(true) => self.parser.layer,
+            AtPrelude::Layer(names) if names.len() <= 1 => {
+                Some(self.parser.sheets.layers.declare(self.parser.layer, names.first().map(Vec::as_slice)))
+            }
+            _ => return Ok(()),
+        };
+        // Declarations directly inside a nested conditional rule apply to
+        // the parent's selectors, in their own rule after it; rules nested
+        // in it are nested in the parent.
+        let selectors = self.selectors.clone();
+        let mut parent = self.nested(None, layer);
+        QualifiedRuleParser::parse_block(&mut parent, selectors, start, input)
     }
 }
 
-impl<'i> QualifiedRuleParser<'i> for BodyParser<'_, '_> {
+impl<'i> QualifiedRuleParser<'i> for BodyParser<'_, '_, '_, '_> {
     type Prelude = Selectors;
     type QualifiedRule = ();
     type Error = ();
@@ -277,12 +628,13 @@ impl<'i> QualifiedRuleParser<'i> for BodyParser<'_, '_> {
     }
 
     fn parse_block(&mut self, selectors: Selectors, start: &ParserState, input: &mut Parser<'i>) -> Result<(), ParseError<()>> {
-        let mut nested = RuleParser { env: self.env, out: self.out, parent: Some(self.selectors.clone()) };
+        let layer = self.parser.layer;
+        let mut nested = self.nested(Some(self.selectors.clone()), layer);
         QualifiedRuleParser::parse_block(&mut nested, selectors, start, input)
     }
 }
 
-impl<'i> RuleBodyItemParser<'i, (), ()> for BodyParser<'_, '_> {
+impl<'i> RuleBodyItemParser<'i, (), ()> for BodyParser<'_, '_, '_, '_> {
     fn parse_declarations(&self) -> bool {
         true
     }
