@@ -1019,4 +1019,44 @@ mod tests {
         // A new document gets new numbers: never reused within a session.
         assert!(second.contains("[3] link \"a\""), "{second}");
     }
+
+    fn observe(html: &str) -> String {
+        snapshot(html.as_bytes(), &SnapshotOptions::default(), &mut RefTable::new()).observation.text()
+    }
+
+    #[test]
+    fn closed_popovers_are_not_shown() {
+        // No script has opened a popover on a page at rest: all are closed,
+        // whatever the attribute's value.
+        for value in ["", "=auto", "=manual", "=hint", "=\"\"", "=foo"] {
+            let html = format!(
+                "<button popovertarget=menu>Menu</button>\
+                 <div id=menu popover{value}><p>Account settings</p><button>Sign out</button><a href=/help>Help</a></div>"
+            );
+            let s = snapshot(html.as_bytes(), &SnapshotOptions::default(), &mut RefTable::new());
+            assert_eq!(s.observation.text(), "#\n[1] button \"Menu\"\n", "popover{value}");
+            assert_eq!(s.tree.widgets.iter().filter(|w| w.ref_id.is_some()).count(), 1, "popover{value}");
+        }
+    }
+
+    #[test]
+    fn popover_open_never_matches_a_page_at_rest() {
+        // An author's rule for the open state does not open it; one for the
+        // closed state applies; a `display` set on every popover shows the
+        // closed ones too (the UA rule is not `!important`, as in Chromium).
+        let open_rule = "<style>[popover]:popover-open { display: block }</style><div popover>Open?</div><p>Rest</p>";
+        assert_eq!(observe(open_rule), "#\nRest\n");
+        let closed_rule = "<style>.tip:not(:popover-open) { color: red }</style><div class=tip popover>Tip</div><p>Rest</p>";
+        assert_eq!(observe(closed_rule), "#\nRest\n");
+        let shown = "<style>.menu { display: flex }</style><div class=menu popover><button>Sign out</button></div>";
+        assert_eq!(observe(shown), "#\n[1] button \"Sign out\"\n");
+    }
+
+    #[test]
+    fn an_open_dialog_that_is_a_popover_is_shown() {
+        let html = "<dialog popover open><p>Saved</p><button>OK</button></dialog><dialog popover><p>Closed</p></dialog>";
+        let text = observe(html);
+        assert!(text.contains("Saved") && text.contains("button \"OK\""), "{text}");
+        assert!(!text.contains("Closed"), "{text}");
+    }
 }
