@@ -9,9 +9,9 @@
 //! An HTTP error status is not an error here: a 404 page is a page, returned
 //! with its status.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use reqwest::cookie::CookieStore;
@@ -19,7 +19,7 @@ use reqwest_cookie_store::CookieStoreMutex;
 use reqwest::header;
 use tokio::time::Instant;
 use url::Url;
-use whittle_engine::StylesheetText;
+use whittle_engine::{CascadeOptions, MAX_IMPORT_DEPTH, StylesheetText, stylesheet_imports};
 
 use crate::cookies::{Changes, Cookie};
 use crate::policy::{GuardedResolver, NetPolicy, NoSuchHost, Refusal};
@@ -307,6 +307,55 @@ pub struct Fetcher {
     jar: Arc<CookieStoreMutex>,
     limits: Limits,
     hop_check: Option<HopCheck>,
+    sheets: Arc<Mutex<SheetCache>>,
+}
+
+/// The most bytes of stylesheet text one [`Fetcher`] (and its clones) keep.
+const SHEET_CACHE_BYTES: usize = 16 * 1024 * 1024;
+
+/// Stylesheets already fetched by one browsing session, by URL: a site's
+/// pages share their sheets, which are not fetched again for each page.
+/// Sheets the server says not to keep (`Cache-Control: no-store`,
+/// `no-cache`, `max-age=0`) are not kept; the oldest go first past
+/// [`SHEET_CACHE_BYTES`].
+#[derive(Debug, Default)]
+struct SheetCache {
+    by_url: HashMap<String, Arc<str>>,
+    order: VecDeque<String>,
+    bytes: usize,
+}
+
+impl SheetCache {
+    fn get(&self, url: &Url) -> Option<Arc<str>> {
+        self.by_url.get(url.as_str()).cloned()
+    }
+
+    fn put(&mut self, url: &Url, text: Arc<str>) {
+        if text.len() > SHEET_CACHE_BYTES / 4 || self.by_url.contains_key(url.as_str()) {
+            return;
+        }
+        self.bytes += text.len();
+        self.by_url.insert(url.as_str().to_owned(), text);
+        self.order.push_back(url.as_str().to_owned());
+        while self.bytes > SHEET_CACHE_BYTES
+            && let Some(old) = self.order.pop_front()
+        {
+            if let Some(t) = self.by_url.remove(&old) {
+                self.bytes -= t.len();
+            }
+        }
+    }
+}
+
+/// Whether a response may be kept for the session's later pages.
+fn keepable(headers: &[(String, String)]) -> bool {
+    !headers.iter().any(|(name, value)| {
+        name.eq_ignore_ascii_case("cache-control")
+            && value.split(',').any(|d| {
+                let d = d.trim().to_ascii_lowercase();
+                d == "no-store" || d == "no-cache" || d.replace(' ', "") == "max-age=0"
+            })
+    })
 }
 
 impl fmt::Debug for Fetcher {
@@ -353,7 +402,7 @@ impl Fetcher {
             builder = builder.no_proxy().dns_resolver(GuardedResolver::new(policy));
         }
         let client = builder.build().map_err(|e| FetchError::Client(error_chain(&e)))?;
-        Ok(Fetcher { client, jar, limits, hop_check })
+        Ok(Fetcher { client, jar, limits, hop_check, sheets: Arc::default() })
     }
 
     /// Every cookie the session's jar holds (expired ones left out).
@@ -397,31 +446,75 @@ impl Fetcher {
         self.fetch(request, Kind::Page, deadline).await
     }
 
-    /// Fetches linked stylesheets, at most [`Limits::sheet_concurrency`] at
-    /// once, the first [`Limits::max_sheets`] of them, all within one
-    /// [`Limits::total_timeout`]. Gives the sheets that loaded, in the
-    /// order of `urls` (the cascade's order), and one line for each that
-    /// did not: a missing sheet is not fatal, the page renders without it.
-    pub async fn fetch_stylesheets(&self, urls: &[Url]) -> (Vec<StylesheetText>, Vec<String>) {
+    /// Fetches the stylesheets a page names (`urls`: what
+    /// `linked_stylesheet_urls` gives), then the sheets they `@import`
+    /// under `options`' media conditions, level by level, at most
+    /// [`Limits::sheet_concurrency`] at once, [`Limits::max_sheets`] in all,
+    /// within one [`Limits::total_timeout`]. Sheets this fetcher fetched
+    /// before are taken from its cache. Gives the sheets that loaded (the
+    /// cascade finds them by URL) and one line for each that did not: a
+    /// missing sheet is not fatal, the page renders without it.
+    pub async fn fetch_stylesheets(&self, urls: &[Url], options: &CascadeOptions) -> (Vec<StylesheetText>, Vec<String>) {
         let deadline = Instant::now() + self.limits.total_timeout;
         let mut problems = Vec::new();
-        let wanted = &urls[..urls.len().min(self.limits.max_sheets)];
-        if wanted.len() < urls.len() {
-            let (n, max) = (urls.len() - wanted.len(), self.limits.max_sheets);
-            problems.push(format!("{n} stylesheet{} beyond the first {max} skipped", if n == 1 { "" } else { "s" }));
+        let mut sheets: Vec<StylesheetText> = Vec::new();
+        let mut tried: HashSet<Url> = HashSet::new();
+        let mut level: Vec<Url> = urls.iter().filter(|u| tried.insert((*u).clone())).cloned().collect();
+        let mut skipped = 0;
+        for depth in 0..=MAX_IMPORT_DEPTH {
+            let room = self.limits.max_sheets.saturating_sub(sheets.len());
+            if level.len() > room {
+                skipped += level.len() - room;
+                level.truncate(room);
+            }
+            if level.is_empty() {
+                break;
+            }
+            let (fetched, failed) = self.fetch_level(&level, deadline).await;
+            problems.extend(failed);
+            let next: Vec<Url> = fetched
+                .iter()
+                .flat_map(|sheet| stylesheet_imports(sheet, options))
+                .filter(|u| tried.insert(u.clone()))
+                .collect();
+            sheets.extend(fetched);
+            if depth == MAX_IMPORT_DEPTH && !next.is_empty() {
+                problems.push(format!("stylesheet imports nested deeper than {MAX_IMPORT_DEPTH} not followed"));
+            }
+            level = next;
         }
-        let mut results: Vec<Option<Result<StylesheetText, String>>> = wanted.iter().map(|_| None).collect();
+        if skipped > 0 {
+            let max = self.limits.max_sheets;
+            problems.insert(0, format!("{skipped} stylesheet{} beyond the first {max} skipped", if skipped == 1 { "" } else { "s" }));
+        }
+        (sheets, problems)
+    }
+
+    /// Fetches one level of stylesheets in parallel (or from the cache), in
+    /// the order of `urls`.
+    async fn fetch_level(&self, urls: &[Url], deadline: Instant) -> (Vec<StylesheetText>, Vec<String>) {
+        let mut problems = Vec::new();
+        let mut results: Vec<Option<Result<StylesheetText, String>>> = Vec::with_capacity(urls.len());
+        {
+            let cache = self.sheets.lock().unwrap_or_else(|e| e.into_inner());
+            results.extend(urls.iter().map(|u| {
+                cache.get(u).map(|text| Ok(StylesheetText { url: Some(u.to_string()), text: text.as_ref().to_owned() }))
+            }));
+        }
         let mut tasks = tokio::task::JoinSet::new();
         let mut next = 0;
         loop {
-            while tasks.len() < self.limits.sheet_concurrency.max(1) && next < wanted.len() {
-                let (fetcher, url, index) = (self.clone(), wanted[next].clone(), next);
-                tasks.spawn(async move { (index, fetcher.fetch_stylesheet(url, deadline).await) });
+            while tasks.len() < self.limits.sheet_concurrency.max(1) && next < urls.len() {
+                if results[next].is_none() {
+                    let (fetcher, url, index) = (self.clone(), urls[next].clone(), next);
+                    tasks.spawn(async move { (index, fetcher.fetch_stylesheet(url, deadline).await) });
+                }
                 next += 1;
             }
             match tasks.join_next().await {
                 Some(Ok((index, result))) => results[index] = Some(result),
                 Some(Err(e)) => problems.push(format!("a stylesheet fetch failed: {e}")),
+                // Nothing running: every URL was started or cached.
                 None => break,
             }
         }
@@ -444,6 +537,9 @@ impl Fetcher {
             return Err(format!("stylesheet skipped: {} answered HTTP {}", redact(&url), response.status));
         }
         let text = decode_css(&response.bytes, response.charset.as_deref());
+        if keepable(&response.headers) {
+            self.sheets.lock().unwrap_or_else(|e| e.into_inner()).put(&url, Arc::from(text.as_str()));
+        }
         Ok(StylesheetText { url: Some(url.to_string()), text })
     }
 
@@ -651,7 +747,7 @@ fn not_a_page(content_type: &str) -> Option<&'static str> {
 
 /// A stylesheet's text (CSS Syntax §3.2): a BOM, else the `Content-Type`
 /// charset, else `@charset`, else UTF-8.
-fn decode_css(bytes: &[u8], charset: Option<&str>) -> String {
+pub(crate) fn decode_css(bytes: &[u8], charset: Option<&str>) -> String {
     let label = charset.map(str::as_bytes).or_else(|| {
         let rest = bytes.strip_prefix(b"@charset \"")?;
         let end = rest.iter().position(|&b| b == b'"')?;

@@ -2,15 +2,16 @@
 //! (with its linked stylesheets) through one [`Fetcher`], so the
 //! stylesheets get the page's cookies.
 
+use std::collections::HashSet;
 use std::io::Read;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
 use url::Url;
-use whittle_engine::StylesheetText;
+use whittle_engine::{CascadeOptions, MAX_IMPORT_DEPTH, StylesheetText, stylesheet_imports};
 
-use crate::fetch::{FetchError, Fetcher, Limits, Request, redact};
+use crate::fetch::{FetchError, Fetcher, Limits, Request, decode_css, redact};
 use crate::policy::NetPolicy;
 
 /// The most bytes a page may have.
@@ -134,41 +135,45 @@ impl Loader {
         Ok(Page { bytes: response.bytes, url: Some(response.url), charset: response.charset })
     }
 
-    /// Fetches the stylesheets a page links to (`http(s)` in parallel, `file`
-    /// from disk), in the page's order. Failures are skipped: the page
-    /// renders without that sheet, and the failure is reported.
+    /// Fetches the stylesheets a page names (`http(s)` in parallel, `file`
+    /// from disk) and the sheets they `@import`, level by level. Failures
+    /// are skipped: the page renders without that sheet, and the failure
+    /// is reported. The cascade finds the sheets by URL.
     pub fn linked_stylesheets(&mut self, hrefs: &[Url]) -> (Vec<StylesheetText>, Vec<String>) {
-        let hrefs = &hrefs[..hrefs.len().min(MAX_SHEETS)];
-        let remote: Vec<Url> = hrefs.iter().filter(|u| matches!(u.scheme(), "http" | "https")).cloned().collect();
-        let (mut fetched, mut problems) = if remote.is_empty() {
-            (Vec::new(), Vec::new())
-        } else {
-            match self.http() {
-                Ok((runtime, fetcher)) => runtime.block_on(fetcher.fetch_stylesheets(&remote)),
-                Err(e) => (Vec::new(), vec![format!("stylesheets skipped: {e}")]),
+        let options = CascadeOptions::default();
+        let (mut sheets, mut problems) = (Vec::new(), Vec::new());
+        let mut tried: HashSet<Url> = HashSet::new();
+        let mut level: Vec<Url> = hrefs.iter().filter(|u| tried.insert((*u).clone())).cloned().collect();
+        for _ in 0..=MAX_IMPORT_DEPTH {
+            level.truncate(MAX_SHEETS.saturating_sub(sheets.len()));
+            if level.is_empty() {
+                break;
             }
-        };
-        // Put the fetched sheets back among the local ones, in link order.
-        fetched.reverse();
-        let mut sheets = Vec::new();
-        for url in hrefs {
-            match url.scheme() {
-                "file" => match url.to_file_path().ok().and_then(|p| std::fs::read(p).ok()) {
-                    Some(bytes) if bytes.len() <= MAX_SHEET_BYTES => sheets.push(StylesheetText {
-                        url: Some(url.to_string()),
-                        text: String::from_utf8_lossy(&bytes).into_owned(),
-                    }),
-                    _ => problems.push(format!("stylesheet {url} could not be read")),
-                },
-                "http" | "https" => {
-                    if fetched.last().is_some_and(|s| s.url.as_deref() == Some(url.as_str()))
-                        && let Some(sheet) = fetched.pop()
-                    {
+            // Remote sheets come with their own remote imports.
+            let remote: Vec<Url> = level.iter().filter(|u| matches!(u.scheme(), "http" | "https")).cloned().collect();
+            if !remote.is_empty() {
+                let (fetched, failed) = match self.http() {
+                    Ok((runtime, fetcher)) => runtime.block_on(fetcher.fetch_stylesheets(&remote, &options)),
+                    Err(e) => (Vec::new(), vec![format!("stylesheets skipped: {e}")]),
+                };
+                problems.extend(failed);
+                for sheet in &fetched {
+                    tried.extend(sheet.url.as_deref().and_then(|u| Url::parse(u).ok()));
+                }
+                sheets.extend(fetched);
+            }
+            let mut next = Vec::new();
+            for url in level.iter().filter(|u| u.scheme() == "file") {
+                match url.to_file_path().ok().and_then(|p| std::fs::read(p).ok()) {
+                    Some(bytes) if bytes.len() <= MAX_SHEET_BYTES => {
+                        let sheet = StylesheetText { url: Some(url.to_string()), text: decode_css(&bytes, None) };
+                        next.extend(stylesheet_imports(&sheet, &options).into_iter().filter(|u| tried.insert(u.clone())));
                         sheets.push(sheet);
                     }
+                    _ => problems.push(format!("stylesheet {url} could not be read")),
                 }
-                _ => {}
             }
+            level = next;
         }
         (sheets, problems)
     }

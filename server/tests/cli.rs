@@ -589,3 +589,27 @@ fn corpus_generate_writes_pages_and_refuses_bad_sizes() {
         assert!(stderr(&o).contains(expected), "{args:?}: {}", stderr(&o));
     }
 }
+
+#[test]
+fn a_saved_page_reads_its_linked_and_imported_sheets_from_disk() {
+    let dir = scratch_dir("imports");
+    let write = |path: &str, text: &str| {
+        let file = dir.join(path);
+        std::fs::create_dir_all(file.parent().unwrap_or(&dir)).unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(file, text).unwrap_or_else(|e| panic!("{e}"));
+    };
+    write(
+        "page.html",
+        "<title>Saved</title><link rel=stylesheet href=css/theme.css><style>@import 'css/inline.css';</style>\
+         <h1>Guide<a class=headerlink href=#guide>¶</a></h1><p class=promo>Buy now</p><p>Kept</p>",
+    );
+    write("css/theme.css", "@import url(sub/basic.css);");
+    write("css/sub/basic.css", "a.headerlink { visibility: hidden }");
+    write("css/inline.css", ".promo { display: none }");
+    let page = dir.join("page.html");
+    let o = whittle(&["snapshot", page.to_str().unwrap_or_default()]);
+    let text = stdout(&o);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(text.contains("Kept") && !text.contains('¶') && !text.contains("Buy now"), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -114,7 +114,7 @@ impl StaticPage {
         };
         let mut cascade_options = CascadeOptions { viewport: self.viewport, ..CascadeOptions::default() };
         let hrefs = linked_stylesheet_urls(&document, &cascade_options);
-        let (sheets, problems) = self.fetcher.fetch_stylesheets(&hrefs).await;
+        let (sheets, problems) = self.fetcher.fetch_stylesheets(&hrefs, &cascade_options).await;
         cascade_options.stylesheets = sheets;
         let mut notices = Vec::new();
         if response.status >= 400 {

@@ -302,7 +302,7 @@ async fn stylesheets_come_in_parallel_bounded_in_order_and_failures_are_notes() 
     urls.push(url::Url::parse(&format!("http://127.0.0.1:{closed}/gone.css")).unwrap_or_else(|e| panic!("{e}")));
     urls.push(server.url("/beyond-the-limit.css"));
     let f = fetcher(Limits { sheet_concurrency: 2, max_sheets: 9, ..Limits::default() });
-    let (sheets, problems) = f.fetch_stylesheets(&urls).await;
+    let (sheets, problems) = f.fetch_stylesheets(&urls, &Default::default()).await;
     let texts: Vec<&str> = sheets.iter().map(|s| s.text.as_str()).collect();
     assert_eq!(
         texts,
@@ -315,4 +315,41 @@ async fn stylesheets_come_in_parallel_bounded_in_order_and_failures_are_notes() 
     assert_eq!(problems[1], format!("stylesheet skipped: {} answered HTTP 404", server.url("/missing.css")));
     assert!(problems[2].starts_with(&format!("stylesheet skipped: cannot fetch http://127.0.0.1:{closed}/gone.css")));
     assert!(!server.paths().contains(&"/beyond-the-limit.css".to_owned()));
+}
+
+#[tokio::test]
+async fn imported_stylesheets_are_fetched_level_by_level_once_and_kept_for_the_session() {
+    let server = Server::start(|seen| match seen.path.as_str() {
+        "/css/theme.css" => Reply::page(200, "text/css", b"@import 'base.css'; @import url(/print.css) print; @import '/theme.css';"),
+        "/css/base.css" => Reply::page(200, "text/css", b"@import url('../css/theme.css'); a.headerlink { visibility: hidden }"),
+        "/theme.css" => Reply::page(200, "text/css", b"p { color: red }").header("cache-control", "no-store"),
+        path => Reply::page(404, "text/plain", path.as_bytes()),
+    })
+    .await;
+    let f = fetcher(Limits::default());
+    let urls = [server.url("/css/theme.css")];
+    let (sheets, problems) = f.fetch_stylesheets(&urls, &Default::default()).await;
+    let got: Vec<&str> = sheets.iter().filter_map(|s| s.url.as_deref()).collect();
+    assert_eq!(got, [server.url("/css/theme.css").as_str(), server.url("/css/base.css").as_str(), server.url("/theme.css").as_str()]);
+    assert!(problems.is_empty(), "{problems:?}");
+    // The cycle back to theme.css and the print-only import are not fetched.
+    assert_eq!(server.paths(), ["/css/theme.css", "/css/base.css", "/theme.css"]);
+    // The next page of the session takes the kept sheets; a sheet marked
+    // no-store is fetched again.
+    let (again, _) = f.fetch_stylesheets(&urls, &Default::default()).await;
+    assert_eq!(again.len(), 3);
+    assert_eq!(server.paths(), ["/css/theme.css", "/css/base.css", "/theme.css", "/theme.css"]);
+}
+
+#[tokio::test]
+async fn an_import_chain_stops_at_the_depth_limit_with_a_note() {
+    let server = Server::start(|seen| {
+        let n: u32 = seen.path.trim_start_matches('/').trim_end_matches(".css").parse().unwrap_or(0);
+        Reply::page(200, "text/css", format!("@import '{}.css'; #p{n} {{ display: none }}", n + 1).as_bytes())
+    })
+    .await;
+    let f = fetcher(Limits::default());
+    let (sheets, problems) = f.fetch_stylesheets(&[server.url("/0.css")], &Default::default()).await;
+    assert_eq!(sheets.len(), whittle_engine::MAX_IMPORT_DEPTH + 1);
+    assert_eq!(problems, [format!("stylesheet imports nested deeper than {} not followed", whittle_engine::MAX_IMPORT_DEPTH)]);
 }

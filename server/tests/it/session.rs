@@ -388,3 +388,25 @@ async fn a_page_that_refreshes_at_once_is_the_page_it_refreshes_to() {
     let loops = server.paths().iter().filter(|p| p.starts_with("/loop")).count();
     assert_eq!(loops, 1 + Limits::default().max_redirects, "{:?}", server.paths());
 }
+
+#[tokio::test]
+async fn what_a_site_hides_through_imported_stylesheets_is_not_listed() {
+    // A documentation theme, as Sphinx writes it: the linked sheet imports
+    // the base theme, which hides each heading's permalink anchor.
+    let server = Server::start(|seen: &Seen| match seen.path.as_str() {
+        "/docs/page.html" => Reply::html(
+            "<title>Docs</title><link rel=stylesheet href=_static/theme.css>\
+             <h1>Install<a class=headerlink href=#install title='Link to this heading'>¶</a></h1>\
+             <h2>Usage<a class=headerlink href=#usage>¶</a></h2><p><a href=/docs/next.html>Next</a>",
+        ),
+        "/docs/_static/theme.css" => Reply::page(200, "text/css", b"@import url(\"basic.css\"); h1 { color: #222 }"),
+        "/docs/_static/basic.css" => Reply::page(200, "text/css", b"a.headerlink { visibility: hidden }"),
+        _ => Reply::page(404, "text/html", b"<title>Not found</title>"),
+    })
+    .await;
+    let mut s = session().await;
+    let out = call(&mut s, "navigate", json!({"url": server.url("/docs/page.html").as_str()})).await;
+    let text = ok(&out);
+    assert!(!text.contains('¶') && text.contains("Next"), "{text}");
+    assert!(!text.contains("stylesheet"), "no sheet failed: {text}");
+}
