@@ -12,32 +12,45 @@ google-chrome on $PATH), --jobs N (browsers run in parallel, default 4),
 --tolerance PX (--check: how far a box edge may move, default 3),
 --height-tolerance F (--check: relative content-height drift, default 0.02).
 
-Pages: corpus/fixtures/*.html and corpus/layout/*.html. For each page
+Pages: corpus/fixtures/*.html, corpus/layout/*.html and
+corpus/conformance/*.html. For each page
 `<dir>/<name>.html` it writes `<dir>/<name>.layout.json`:
 
     {"generator": ..., "chromium": "Chromium 156...", "page": "corpus/layout/form.html",
      "viewport": [1280, 800], "window": [1280, 887], "mode": "CSS1Compat",
      "content_height": H, "body": <index of <body>>, "text_advance_16px": {...},
      "elements": [
-    {"i": 0, "tag": "html", "p": null, "x": 0, "y": 0, "w": 1280, "h": 1234, "r": true},
+    {"i": 0, "tag": "html", "p": null, "x": 0, "y": 0, "w": 1280, "h": 1234, "r": true, "c": true, "v": true},
+    {"i": 7, "tag": "button", ..., "r": true, "c": true, "v": true, "f": false, "id": "case-inert-div-button"},
     ...]}
 
 `i` is the element's index in document order (`getElementsByTagName('*')`,
 the same order as whittle's `doc.descendants` filtered to elements), `p` its
 parent element's index, `x y w h` its `getBoundingClientRect()` in CSS px
 relative to the page's top-left (scroll 0), rounded to 0.1; `r` whether it
-is rendered (`getClientRects().length > 0`). `content_height` is
+is rendered (`getClientRects().length > 0`); `c` what `checkVisibility()`
+says (false wherever `r` is, and also inside content Chromium skips, such as
+a closed <details> or a `hidden=until-found` element, whose descendants do
+get boxes); `v` whether its computed `visibility` is `visible`. Only on
+focusable candidates (button, input, select, textarea, a[href], [tabindex]):
+`f`, whether `focus()` made it `document.activeElement` (inert, disabled,
+hidden and unrendered ones refuse). Only on elements whose id starts with
+`case-` (the cases of corpus/conformance): `id`. `content_height` is
 `document.scrollingElement.scrollHeight` (never less than the viewport's
 height). `text_advance_16px` is the average advance of an English sentence
 at 16px in the default serif, sans-serif and monospace fonts of the machine
 (what a text model would be calibrated against).
 
-How: each page is copied to a temp dir with a <script> appended at its very
-end. On `load` it measures everything (leaving itself out of the walk) and
-writes the JSON into a <pre>; `chromium --headless --dump-dom` prints the DOM
-and this script reads the JSON back. Standard library only; nothing is
-fetched from the network (`--host-resolver-rules` makes every host fail to
-resolve, so a page's remote images and frames stay empty).
+How: each page's folder (subfolders included) is copied to a temp dir and
+the page is written there with a <script> appended at its very end, so the
+sheets it links or imports by relative URL load as they would from the
+repository. On `load` the script measures everything (leaving itself out of
+the walk), then focuses each focusable candidate (without scrolling, after
+every box and style is read), and writes the JSON into a <pre>;
+`chromium --headless --dump-dom` prints the DOM and this script reads the
+JSON back. Standard library only; nothing is fetched from the network
+(`--host-resolver-rules` makes every host fail to resolve, so a page's
+remote images and frames stay empty).
 
 Headless quirks handled here: `--window-size` sets the *window*, and the new
 headless mode still subtracts browser UI from it (1280x800 gives an
@@ -63,8 +76,15 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 GENERATOR = "corpus/oracle/chromium_layout.py"
 VIEWPORT = (1280, 800)
-PAGE_DIRS = ("corpus/fixtures", "corpus/layout")
+PAGE_DIRS = ("corpus/fixtures", "corpus/layout", "corpus/conformance")
 OUT_ID = "whittle-oracle-out"
+# The elements whose focusability is recorded (`f`): the usual focusable
+# candidates. Whether focus() really focuses one is Chromium's verdict
+# (disabled, inert, hidden or unrendered ones refuse it).
+FOCUS_CANDIDATES = "button, input, select, textarea, a[href], [tabindex]"
+# Elements whose id starts with this get it recorded (`id`): the cases of
+# the conformance pages.
+CASE_PREFIX = "case-"
 TIMEOUT_S = 90
 
 # Appended to each page. ES5-ish, no template literals (the page's own code,
@@ -91,15 +111,30 @@ INJECT = """<script>
     var sx = window.scrollX, sy = window.scrollY, out = [];
     for (k = 0; k < list.length; k++) {
       var e = list[k], b = e.getBoundingClientRect(), p = e.parentElement;
-      out.push({i: k, tag: e.localName, p: p ? (index.has(p) ? index.get(p) : -1) : null,
-                x: num(b.left + sx), y: num(b.top + sy), w: num(b.width), h: num(b.height),
-                r: e.getClientRects().length > 0});
+      var rec = {i: k, tag: e.localName, p: p ? (index.has(p) ? index.get(p) : -1) : null,
+                 x: num(b.left + sx), y: num(b.top + sy), w: num(b.width), h: num(b.height),
+                 r: e.getClientRects().length > 0, c: e.checkVisibility(),
+                 v: getComputedStyle(e).visibility === 'visible'};
+      var id = e.getAttribute('id');
+      if (id && id.indexOf('%CASE%') === 0) rec.id = id;
+      out.push(rec);
     }
     var se = document.scrollingElement || document.documentElement;
+    var height = se ? se.scrollHeight : 0;
+    // Focus last, after every box and style is read: focusing can restyle
+    // (:focus) and, without preventScroll, scroll.
+    for (k = 0; k < list.length; k++) {
+      var el = list[k];
+      if (!el.matches('%FOCUS%')) continue;
+      if (typeof el.focus === 'function') el.focus({preventScroll: true});
+      out[k].f = document.activeElement === el;
+      if (out[k].f) el.blur();
+    }
+    window.scrollTo(sx, sy);
     var result = {
       viewport: [window.innerWidth, window.innerHeight],
       mode: document.compatMode,
-      content_height: se ? se.scrollHeight : 0,
+      content_height: height,
       body: document.body && index.has(document.body) ? index.get(document.body) : null,
       text_advance_16px: {serif: advance('16px serif'), 'sans-serif': advance('16px sans-serif'),
                           monospace: advance('16px monospace')},
@@ -112,7 +147,7 @@ INJECT = """<script>
   }
   if (document.readyState === 'complete') run(); else window.addEventListener('load', run);
 })();
-</script>""".replace("%s", OUT_ID)
+</script>""".replace("%s", OUT_ID).replace("%CASE%", CASE_PREFIX).replace("%FOCUS%", FOCUS_CANDIDATES)
 
 PROBE = (
     "<!DOCTYPE html><html><head><title>probe</title></head>"
@@ -147,9 +182,20 @@ def chromium_version(chromium):
     return f"{m.group(1)} {m.group(2)}"
 
 
-def measure(chromium, page_bytes, window, work, name):
-    """Loads `page_bytes` (with the script appended) and returns the parsed JSON."""
-    page = work / f"{name}.html"
+def measure(chromium, page_bytes, window, work, name, source=None):
+    """Loads `page_bytes` (with the script appended) and returns the parsed JSON.
+
+    With `source` (the page's own path), the page's folder, subfolders
+    included, is copied first and the page is written in place of its copy,
+    so the style sheets, frames and images it names by relative URL load as
+    they would from the repository (everything outside that folder stays out
+    of reach)."""
+    if source is None:
+        page = work / f"{name}.html"
+    else:
+        site = work / name
+        shutil.copytree(source.parent, site, ignore=shutil.ignore_patterns("*.layout.json"))
+        page = site / source.name
     page.write_bytes(page_bytes + INJECT.encode("ascii"))
     profile = work / f"{name}.profile"
     args = [
@@ -180,6 +226,8 @@ def measure(chromium, page_bytes, window, work, name):
         raise OracleError(f"{name}: Chromium did not finish within {TIMEOUT_S}s") from None
     finally:
         shutil.rmtree(profile, ignore_errors=True)
+        if source is not None:
+            shutil.rmtree(work / name, ignore_errors=True)
     dom = proc.stdout.decode("utf-8", "replace")
     m = re.search(r'<pre id="' + OUT_ID + r'">(.*?)</pre>', dom, re.S)
     if not m:
@@ -210,7 +258,7 @@ def rel(path):
 
 
 def page_record(chromium, version, window, page, work, n):
-    data = measure(chromium, page.read_bytes(), window, work, f"{n:03}-{page.stem}")
+    data = measure(chromium, page.read_bytes(), window, work, f"{n:03}-{page.stem}", source=page)
     if tuple(data["viewport"]) != VIEWPORT:
         raise OracleError(f"{rel(page)}: the viewport was {data['viewport']}, not {list(VIEWPORT)}")
     return {
@@ -251,7 +299,9 @@ def to_json(record):
             "{"
             + f'"i": {e["i"]}, "tag": {json.dumps(e["tag"], ensure_ascii=False)}, "p": {fmt_num(e["p"])}, '
             + f'"x": {fmt_num(e["x"])}, "y": {fmt_num(e["y"])}, "w": {fmt_num(e["w"])}, "h": {fmt_num(e["h"])}, '
-            + f'"r": {fmt_num(e["r"])}'
+            + f'"r": {fmt_num(e["r"])}, "c": {fmt_num(e["c"])}, "v": {fmt_num(e["v"])}'
+            + (f', "f": {fmt_num(e["f"])}' if "f" in e else "")
+            + (f', "id": {json.dumps(e["id"], ensure_ascii=False)}' if "id" in e else "")
             + "}"
         )
     return "{" + ", ".join(head) + ', "elements": [\n' + ",\n".join(lines) + "\n]}\n"
@@ -266,6 +316,14 @@ def default_pages():
     for d in PAGE_DIRS:
         pages.extend(sorted((REPO / d).glob("*.html")))
     return pages
+
+
+# The per-element fields --check compares exactly (besides the tag and box).
+VERDICTS = (("r", "rendered"), ("c", "checkVisibility"), ("v", "visible"), ("f", "focusable"), ("id", "id"))
+
+
+def shown(value):
+    return "absent" if value is None else json.dumps(value)
 
 
 def compare(committed, fresh, tol_px, tol_height):
@@ -284,22 +342,33 @@ def compare(committed, fresh, tol_px, tol_height):
         if a["tag"] != b["tag"]:
             moved.append(f"#{a['i']} tag {a['tag']} -> {b['tag']}")
             continue
-        if a["r"] != b["r"]:
-            moved.append(f"#{a['i']} <{a['tag']}> rendered {a['r']} -> {b['r']}")
+        verdicts = [
+            f"{what} {shown(a.get(key))} -> {shown(b.get(key))}"
+            for key, what in VERDICTS
+            if a.get(key) != b.get(key)
+        ]
+        if verdicts:
+            moved.append(f"#{a['i']} <{a['tag']}> " + ", ".join(verdicts))
             continue
         deltas = {k: round(b[k] - a[k], 1) for k in ("x", "y", "w", "h") if abs(b[k] - a[k]) > tol_px}
         if deltas:
             box = lambda e: f"{fmt_num(e['x'])},{fmt_num(e['y'])} {fmt_num(e['w'])}x{fmt_num(e['h'])}"
             moved.append(f"#{a['i']} <{a['tag']}> {box(a)} -> {box(b)}")
     if moved:
-        problems.append(f"{len(moved)} element boxes moved more than {tol_px}px, e.g.:")
+        problems.append(
+            f"{len(moved)} elements changed (a box edge moved more than {tol_px}px, or the tag, rendered-ness, "
+            f"checkVisibility(), visibility, focusability or case id changed), e.g.:"
+        )
         problems.extend("  " + m for m in moved[:8])
     return problems
 
 
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("pages", nargs="*", type=Path, help="pages to measure (default: corpus/fixtures and corpus/layout)")
+    ap.add_argument(
+        "pages", nargs="*", type=Path,
+        help="pages to measure (default: corpus/fixtures, corpus/layout and corpus/conformance)",
+    )
     ap.add_argument("--check", action="store_true", help="compare fresh measurements with the committed files")
     ap.add_argument("--chromium", help="the Chromium binary")
     ap.add_argument("--jobs", type=int, default=4)
