@@ -595,7 +595,8 @@ fn element_line(doc: &Document, styles: &Styles, sem: &Semantics, refs: &HashMap
 /// The visible text of a subtree, whitespace collapsed, cut to `max`
 /// chars (`usize::MAX`: all of it); with `links`, each link's text is
 /// followed by its URL in parentheses. Hidden subtrees and text are left
-/// out; block boundaries become spaces.
+/// out, and so are `aria-hidden` and `inert` ones (the observation has
+/// none of them either); block boundaries become spaces.
 pub fn visible_text(
     doc: &Document,
     styles: &Styles,
@@ -611,7 +612,7 @@ pub fn visible_text(
     while let Some(edge) = walk.next() {
         match edge {
             Edge::Open(n) => {
-                if styles.is_display_none(n) || sem.is_aria_hidden(n) {
+                if styles.is_display_none(n) || sem.is_ax_hidden(n) {
                     walk.skip_children(n);
                     continue;
                 }
@@ -637,7 +638,7 @@ pub fn visible_text(
                     && e.is_html(&local_name!("a"))
                     && let Some(href) = e.attr("href")
                     && !styles.is_display_none(n)
-                    && !sem.is_aria_hidden(n)
+                    && !sem.is_ax_hidden(n)
                 {
                     let url = doc.resolve_url(href).map(|u| u.to_string()).unwrap_or_else(|| href.trim().to_owned());
                     let _ = write!(out, " ({url})");
@@ -656,4 +657,36 @@ pub fn visible_text(
         }
     }
     crate::text::truncate_chars(&render::one_line(&out), max)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::find;
+    use crate::{RefTable, SnapshotOptions, snapshot};
+
+    #[test]
+    fn inert_elements_are_never_found() {
+        let html = r#"<div inert><h2>Payment</h2><button class=pay>Pay now</button></div>
+            <button class=pay>Pay later</button>"#;
+        let s = snapshot(html.as_bytes(), &SnapshotOptions::default(), &mut RefTable::new());
+        let run = |q: &str| match find(&s.document, &s.styles, &s.semantics, &s.tree, q, 20) {
+            Ok(f) => f,
+            Err(e) => panic!("{q}: {e}"),
+        };
+        assert_eq!(run("role:button").text, "1 match for role:button\n[1] button \"Pay later\"\n");
+        assert_eq!(run("pay now").matches, 0);
+        assert_eq!(run("payment").matches, 0);
+        // `css:` counts the inert match with the hidden ones.
+        let css = run("css:.pay");
+        assert_eq!((css.matches, css.hidden), (1, 1), "{}", css.text);
+        assert!(css.text.starts_with("1 match for css:.pay (+1 hidden, not listed)\n"), "{}", css.text);
+    }
+
+    #[test]
+    fn visible_text_leaves_inert_text_out_like_the_observation() {
+        let html = "<p id=p>Total <span inert>(editing)</span> $4</p>";
+        let s = snapshot(html.as_bytes(), &SnapshotOptions::default(), &mut RefTable::new());
+        let p = s.document.element_by_id("p").unwrap_or(crate::dom::NodeId::DOCUMENT);
+        assert_eq!(super::visible_text(&s.document, &s.styles, &s.semantics, p, false, usize::MAX), "Total $4");
+    }
 }

@@ -15,7 +15,7 @@
 //! ones that are mostly links, the ones inside furniture, and lines that
 //! are furniture wherever they stand (see `main_content_titled`).
 //!
-//! Never read: what is hidden (CSS or `aria-hidden`), scripts, styles,
+//! Never read: what is hidden (CSS, `aria-hidden`, `inert`), scripts, styles,
 //! templates, form controls, frames, media; figure captions count when
 //! choosing the container but are not kept.
 //! The walk is iterative; the sums over subtrees are backward passes over

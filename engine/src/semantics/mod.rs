@@ -3,9 +3,10 @@
 //! accessibility tree exposes them.
 //!
 //! Roles (and the ARIA-hidden/disabled flags that flow down the tree) are
-//! computed for every element in one top-down pass; names, values and states
-//! are computed on demand per element ([`Semantics::ax_node`]), since most
-//! elements never need one. Files: `role.rs` (HTML-AAM + WAI-ARIA roles),
+//! computed for every element in one top-down pass, inertness in another
+//! ([`Semantics::is_inert`]); names, values and states are computed on
+//! demand per element ([`Semantics::ax_node`]), since most elements never
+//! need one. Files: `role.rs` (HTML-AAM + WAI-ARIA roles),
 //! `name.rs` (accname 1.2), `state.rs`, `sensitive.rs`, `form.rs` (HTML form
 //! controls).
 
@@ -30,6 +31,7 @@ pub use state::States;
 
 const ARIA_HIDDEN: u8 = 1;
 const ARIA_DISABLED: u8 = 2;
+const INERT: u8 = 4;
 
 /// Roles and inherited ARIA flags for every node, and each control's labels.
 #[derive(Debug)]
@@ -62,7 +64,7 @@ pub struct AxNode {
     /// What kind of secret the field holds, if any.
     pub sensitive: Option<Sensitive>,
     /// Whether it is hidden from the page (CSS) or from assistive
-    /// technology (`aria-hidden`).
+    /// technology (`aria-hidden`, `inert`).
     pub hidden: bool,
     /// Option labels of a combobox or listbox.
     pub options: Vec<String>,
@@ -116,7 +118,29 @@ pub fn compute_semantics(doc: &Document, styles: &Styles) -> Semantics {
             visit(doc, id, doc.parent(id), &mut roles, &mut flags, &mut child_ctx, &mut labels, &mut selected);
         }
     }
+    mark_inert(doc, &mut flags);
     Semantics { roles, flags, labels, owns, owned_by, selected }
+}
+
+/// Marks every node inside an `inert` subtree (HTML §6.3 "Inert
+/// subtrees"): an HTML element with the attribute, whatever its value, and
+/// everything under it in the DOM — inertness follows the document's tree,
+/// not `aria-owns`. One pass in tree order: a node's parent is marked
+/// before it.
+///
+/// A modal dialog (`showModal()`) makes the rest of the page inert too, but
+/// only a script opens one: a `<dialog open>` in the markup is non-modal
+/// and leaves its page alone. So on the static path only the attribute
+/// counts; a page Chromium rendered is read from its DOM, where a modal
+/// dialog's inertness is not an attribute either.
+fn mark_inert(doc: &Document, flags: &mut [u8]) {
+    for id in doc.descendants(NodeId::DOCUMENT) {
+        let inherited = doc.parent(id).is_some_and(|p| flags[p.index()] & INERT != 0);
+        let root = doc.element(id).is_some_and(|e| e.is_html_element() && e.has_attr("inert"));
+        if inherited || root {
+            flags[id.index()] |= INERT;
+        }
+    }
 }
 
 /// Computes one node's role, flags and the context its children get.
@@ -281,15 +305,34 @@ impl Semantics {
         self.flags[id.index()] & ARIA_HIDDEN != 0
     }
 
+    /// Whether the node is inside an `inert` subtree. A person still sees
+    /// inert content but cannot focus, click or edit any of it, and
+    /// Chromium leaves it out of the accessibility tree (ignored, as
+    /// "inert element" or "inert subtree"); whittle leaves it out of the
+    /// semantic tree the same way. Names computed from content still take
+    /// its text, as Chromium's do (only `aria-hidden` and CSS hiding keep
+    /// text out of a name).
+    #[inline]
+    pub fn is_inert(&self, id: NodeId) -> bool {
+        self.flags[id.index()] & INERT != 0
+    }
+
+    /// Whether the node is hidden from assistive technology: inside an
+    /// `aria-hidden="true"` or an `inert` subtree.
+    #[inline]
+    pub fn is_ax_hidden(&self, id: NodeId) -> bool {
+        self.flags[id.index()] & (ARIA_HIDDEN | INERT) != 0
+    }
+
     #[inline]
     pub(crate) fn is_aria_disabled(&self, id: NodeId) -> bool {
         self.flags[id.index()] & ARIA_DISABLED != 0
     }
 
     /// Whether the node is hidden from a person or from assistive
-    /// technology.
+    /// technology (`aria-hidden`, `inert`).
     pub fn is_hidden(&self, styles: &Styles, id: NodeId) -> bool {
-        styles.hidden(id).is_some() || self.is_aria_hidden(id) || styles.withheld(id)
+        styles.hidden(id).is_some() || self.is_ax_hidden(id) || styles.withheld(id)
     }
 
     /// A node's children in the accessibility tree: its DOM children
@@ -537,6 +580,56 @@ mod tests {
         let sem = compute_semantics(&doc, &styles);
         let b = doc.element_by_id("b").unwrap_or(NodeId::DOCUMENT);
         assert_eq!(sem.ax_node(&doc, &styles, b).description, "Charged today");
+    }
+
+    #[test]
+    fn inert_subtrees_are_hidden_from_assistive_technology() {
+        let html = r#"<div id=region inert><p id=p>Seen <button id=pay>Pay</button></p>
+              <svg id=svg><circle id=c /></svg></div>
+            <button id=next>Next</button>
+            <svg><g id=g inert><circle id=gc /></g></svg>
+            <div id=owner inert aria-owns=owned></div><span id=owned>Owned</span>
+            <span id=empty inert="">x</span><span id=any inert=false>x</span>"#;
+        let doc = parse(html.as_bytes(), &Default::default());
+        let styles = cascade(&doc, &CascadeOptions::default());
+        let sem = compute_semantics(&doc, &styles);
+        let node = |id: &str| doc.element_by_id(id).unwrap_or(NodeId::DOCUMENT);
+        for id in ["region", "p", "pay", "svg", "c", "owner", "empty", "any"] {
+            assert!(sem.is_inert(node(id)), "{id} is inert");
+            assert!(sem.is_hidden(&styles, node(id)), "{id} is hidden from the tree");
+            assert!(sem.ax_node(&doc, &styles, node(id)).hidden, "{id}");
+        }
+        let text = doc.first_child(node("p")).unwrap_or(NodeId::DOCUMENT);
+        assert!(sem.is_inert(text), "text under an inert element");
+        // Only HTML elements are inert roots; `aria-owns` does not carry
+        // inertness (it follows the DOM); a sibling is not touched.
+        for id in ["next", "g", "gc", "owned"] {
+            assert!(!sem.is_inert(node(id)), "{id} is not inert");
+        }
+        assert!(!sem.is_aria_hidden(node("pay")), "inert is not aria-hidden");
+    }
+
+    #[test]
+    fn a_whole_inert_body_is_inert() {
+        // Unlike `aria-hidden`, which `<body>` cannot take, `inert` on the
+        // body makes the page inert (as in Chromium).
+        let html = "<body inert><a id=a href=/>Home</a></body>";
+        let doc = parse(html.as_bytes(), &Default::default());
+        let styles = cascade(&doc, &CascadeOptions::default());
+        let sem = compute_semantics(&doc, &styles);
+        assert!(sem.is_inert(doc.element_by_id("a").unwrap_or(NodeId::DOCUMENT)));
+    }
+
+    #[test]
+    fn names_from_content_keep_inert_text() {
+        // Chromium leaves inert content out of the tree but not out of
+        // names: only `aria-hidden` and CSS hiding do that.
+        let html = r#"<button id=b>Pay <span inert>now</span><span aria-hidden=true> (icon)</span></button>
+            <div inert><label for=e>Email</label></div><input id=e>"#;
+        let d = describe(html);
+        let get = |id: &str| d.iter().find(|x| x.0 == id).cloned().unwrap_or_default();
+        assert_eq!(get("b").2, "Pay now");
+        assert_eq!(get("e").2, "Email");
     }
 
     #[test]

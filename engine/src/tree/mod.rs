@@ -2,7 +2,9 @@
 //! Document, its Styles and its Semantics.
 //!
 //! What happens to each element:
-//! - hidden (CSS or `aria-hidden`): dropped and counted;
+//! - hidden (CSS or `aria-hidden`) or inert (`inert`: seen, but nothing
+//!   of it can be used, and Chromium's accessibility tree leaves it out):
+//!   dropped and counted;
 //! - a control, link, image or frame: one *widget* in the current line
 //!   (its own line when its box is block-level); its content is its name;
 //! - a landmark, list, table, dialog, named group, …: a *container* item
@@ -384,7 +386,7 @@ impl Builder<'_> {
 
     fn text(&mut self, id: NodeId, text: &str) {
         let hidden = self.styles.hidden(id);
-        if hidden.is_some() || self.sem.is_aria_hidden(id) {
+        if hidden.is_some() || self.sem.is_ax_hidden(id) {
             if matches!(hidden, Some(Hidden::Invisible)) && !text.trim().is_empty() {
                 self.tree.counters.omitted_not_visible += 1;
             }
@@ -554,7 +556,7 @@ impl Builder<'_> {
         // Hidden: count, skip. `visibility:hidden` alone lets visible
         // descendants through, so those are walked.
         match self.styles.hidden(id) {
-            Some(Hidden::Invisible) if !self.sem.is_aria_hidden(id) => return (frame, true),
+            Some(Hidden::Invisible) if !self.sem.is_ax_hidden(id) => return (frame, true),
             Some(_) => {
                 // `<head>`, scripts and styles are hidden by what they are,
                 // not by the page's choice: nothing of them is "omitted".
@@ -563,7 +565,7 @@ impl Builder<'_> {
                 }
                 return (frame, false);
             }
-            None if self.sem.is_aria_hidden(id) => {
+            None if self.sem.is_ax_hidden(id) => {
                 if has_content(self.doc, id) {
                     self.tree.counters.omitted_not_visible += 1;
                 }
@@ -1058,5 +1060,23 @@ mod tests {
         let text = observe(html);
         assert!(text.contains("Saved") && text.contains("button \"OK\""), "{text}");
         assert!(!text.contains("Closed"), "{text}");
+    }
+
+    #[test]
+    fn inert_content_is_neither_listed_nor_actionable() {
+        let html = r#"<main><h1>Checkout</h1>
+            <div inert><p>Card ending 4242</p><button>Pay</button><a href=/terms>Terms</a><input aria-label=Coupon></div>
+            <button>Back to cart</button></main>"#;
+        let s = snapshot(html.as_bytes(), &SnapshotOptions::default(), &mut RefTable::new());
+        assert_eq!(s.observation.text(), "#\nmain\n h1 Checkout\n [1] button \"Back to cart\"\n");
+        let refs: Vec<_> = s.tree.widgets.iter().filter(|w| w.ref_id.is_some()).map(|w| w.name.as_str()).collect();
+        assert_eq!(refs, ["Back to cart"]);
+        assert_eq!(s.tree.counters.omitted_not_visible, 1, "the inert region is counted as left out");
+    }
+
+    #[test]
+    fn an_inert_link_gets_no_ref() {
+        let text = observe("<p>Read the <a href=/terms inert>terms</a> or <a href=/faq>the FAQ</a>.</p>");
+        assert_eq!(text, "#\nRead the or [1] link \"the FAQ\".\n");
     }
 }

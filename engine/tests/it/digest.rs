@@ -117,7 +117,7 @@ fn a_wrapper_named_like_furniture_still_holds_the_article() {
 fn hidden_text_scripts_and_controls_are_never_read() {
     let html = format!(
         "<body><p>{PARA}</p><p style=display:none>{PARA} Hidden.</p><p aria-hidden=true>{PARA} Aria.</p>\
-         <script>var x = 'a script that is long enough to be a paragraph of text';</script>\
+         <div inert><p>{PARA} Inert.</p></div><script>var x = 'a script that is long enough to be a paragraph of text';</script>\
          <button>A button label that is long enough to be prose text</button></body>"
     );
     assert_eq!(text_of(&html), format!("{PARA}\n"));
