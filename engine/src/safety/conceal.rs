@@ -360,9 +360,15 @@ mod tests {
         assert!(!got.contains("SAVE10") && !got.contains('⚠'), "{got}");
         assert!(got.contains("White on black"), "{got}");
         // Unknown colours conceal nothing; a font-size reset shows again.
-        let got = observe("<div style=\"background:#000\"><p style=\"color:var(--light)\">Themed text</p></div>\
+        let got = observe("<div style=\"background:#000\"><p style=\"color:color(display-p3 1 1 1)\">Themed text</p></div>\
             <div style=\"font-size:0\"><span style=\"font-size:16px\">Inline block item</span></div>");
         assert!(got.contains("Themed text") && got.contains("Inline block item"), "{got}");
+        // Colours from custom properties are read: a theme's light text on
+        // its dark background shows, its text in the background's colour
+        // does not.
+        let got = observe("<div style=\"--light:#fff; --dark:#000; background:var(--dark)\"><p style=\"color:var(--light)\">Themed text</p>\
+            <p style=\"color:var(--dark)\">Sneaky text</p></div>");
+        assert!(got.contains("Themed text") && !got.contains("Sneaky"), "{got}");
         // An sr-only label still names its control.
         let got = observe("<button><span style=\"position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)\">Search</span></button>");
         assert!(got.contains("button \"Search\""), "{got}");

@@ -14,6 +14,7 @@ use selectors::parser::{AncestorHashes, Combinator, Component, Selector};
 
 use super::select::{PseudoElement, Simple};
 use super::sheet::{DeclBlock, ParsedSheet};
+use super::values::Decl;
 use crate::dom::Element;
 
 /// Where a rule comes from (CSS Cascade 4 §6.1).
@@ -145,10 +146,22 @@ pub(crate) struct Rules {
 }
 
 impl Rules {
-    /// Files every selector of `sheet`'s rules.
-    pub(crate) fn add_sheet(&mut self, sheet: &ParsedSheet, origin: Origin, quirks: bool, layer_rank: impl Fn(Option<u32>) -> u32) {
+    /// Files every selector of `sheet`'s rules; without `customs`, rules
+    /// that only set custom properties are left out.
+    pub(crate) fn add_sheet(
+        &mut self,
+        sheet: &ParsedSheet,
+        origin: Origin,
+        quirks: bool,
+        layer_rank: impl Fn(Option<u32>) -> u32,
+        customs: bool,
+    ) {
         let quirks_mode = if quirks { QuirksMode::Quirks } else { QuirksMode::NoQuirks };
         for rule in &sheet.rules {
+            if !customs && rule.block.normal.iter().chain(&rule.block.important).all(|d| matches!(d, Decl::Custom(_))) {
+                self.next_order += rule.selectors.slice().len() as u32;
+                continue;
+            }
             for selector in rule.selectors.slice() {
                 let order = self.next_order;
                 self.next_order += 1;

@@ -16,6 +16,7 @@
 pub mod boxes;
 pub mod paint;
 mod computed;
+mod custom;
 mod index;
 mod media;
 pub(crate) mod select;
@@ -23,7 +24,7 @@ mod sheet;
 pub mod values;
 
 use std::collections::HashMap;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use html5ever::local_name;
 use selectors::bloom::BloomFilter;
@@ -37,12 +38,13 @@ use crate::dom::{Document, Edge, Element, NodeId};
 use index::{IndexedRule, Origin, RuleIndex, Rules};
 use media::MediaEnv;
 use select::{ElementRef, Matcher, for_each_hash};
-use sheet::{DeclBlock, ParsedSheet, Sheets, imports_of, parse_inline, parse_sheet, parse_sheet_in};
+use custom::Customs;
+use sheet::{DeclBlock, ParsedSheet, Sheets, has_var, imports_of, parse_inline, parse_sheet, parse_sheet_in, parse_substituted};
 pub use computed::COMPUTED_PROPERTIES;
 pub use select::{Selector, SelectorError};
 use values::{
     Content, ContentVisibility, Decl, Display, FontSize, Overflow, Position, Property, TextTransform,
-    Visibility, WhiteSpace, Wide, resolve_length,
+    Unparsed, Visibility, WhiteSpace, Wide, resolve_length,
 };
 
 /// The size of the screen the page is laid out for.
@@ -489,7 +491,7 @@ pub fn cascade(doc: &Document, options: &CascadeOptions) -> Styles {
     let env = options.media_env();
     let mut diagnostics = Vec::new();
     let mut rules = Rules::default();
-    rules.add_sheet(ua_sheet(), Origin::UserAgent, doc.is_quirks(), |_| 0);
+    rules.add_sheet(ua_sheet(), Origin::UserAgent, doc.is_quirks(), |_| 0, false);
 
     // Author sheets in tree order. A sheet linked several times is read
     // once and filed where it is linked last: identical rules later in the
@@ -546,9 +548,14 @@ pub fn cascade(doc: &Document, options: &CascadeOptions) -> Styles {
     // Layers are ranked once every sheet has declared its own.
     let (ranks, unlayered) = sheets.layers.ranks();
     let rank = |layer: Option<u32>| layer.map_or(unlayered, |l| ranks[l as usize]);
+    // Custom properties matter when a property whittle computes uses
+    // var(); otherwise rules that only set them are not even filed.
+    let uses_var = parsed.iter().any(|sheet| {
+        sheet.rules.iter().any(|r| r.block.normal.iter().chain(&r.block.important).any(|d| matches!(d, Decl::Pending(_))))
+    }) || doc.descendants(NodeId::DOCUMENT).any(|n| doc.element(n).and_then(|e| e.attr("style")).is_some_and(has_var));
     for sheet in &parsed {
         invalid_rules += sheet.invalid_rules;
-        rules.add_sheet(sheet, Origin::Author, doc.is_quirks(), rank);
+        rules.add_sheet(sheet, Origin::Author, doc.is_quirks(), rank, uses_var);
     }
     rules.unlayered = unlayered;
     if invalid_rules > 0 {
@@ -592,8 +599,22 @@ pub fn cascade(doc: &Document, options: &CascadeOptions) -> Styles {
         root_font_size: 16.0,
         veil: None,
         has_script: None,
+        customs: if uses_var { vec![None; doc.len()] } else { Vec::new() },
+        custom_cut: custom::Cut::default(),
     };
     cascader.run(&mut out);
+    let custom::Cut { too_deep, too_long } = cascader.custom_cut;
+    if too_deep + too_long > 0 {
+        out.diagnostics.push(Diagnostic::new(
+            Stage::Cascade,
+            format!(
+                "{} custom properties were not substituted (var() references chained deeper than {}, or values past {} KiB): they count as not set",
+                too_deep + too_long,
+                custom::MAX_DEPTH,
+                custom::MAX_VALUE_BYTES / 1024
+            ),
+        ));
+    }
     if let Some(veil) = cascader.veil {
         out.veil = Some(veil);
         let how = if veil.hid == Hidden::DisplayNone { "display: none" } else { "visibility: hidden" };
@@ -624,6 +645,11 @@ struct Cascader<'a> {
     veil: Option<Veil>,
     /// Whether the page has a script (found when first asked).
     has_script: Option<bool>,
+    /// Each element's custom properties; empty when no property whittle
+    /// computes uses `var()`.
+    customs: Vec<Option<Arc<Customs>>>,
+    /// What substitution gave up on.
+    custom_cut: custom::Cut,
 }
 
 /// One block of declarations that matched, with its cascade sort key:
@@ -808,6 +834,8 @@ impl Cascader<'_> {
         if let Some(lh) = parent_boxes.iter().find(|(p, _)| *p == boxes::BoxProp::LineHeight) {
             box_decls.push(lh.clone());
         }
+        let customs = self.element_customs(id, &matched);
+        let mut substituted = Vec::new();
         for &(level, _, _, _, decls) in &matched {
             if level > 0 && !ua_done {
                 ua = style;
@@ -815,15 +843,14 @@ impl Cascader<'_> {
             }
             let revert_to = if level == 0 || level == 3 { None } else { Some(&ua) };
             for decl in decls.iter() {
-                match decl {
-                    Decl::Box(p, v) => set_box(&mut box_decls, *p, Some(v.clone())),
-                    Decl::BoxWide(p, wide) => {
-                        let inherit = *wide == Wide::Inherit
-                            || (*p == boxes::BoxProp::LineHeight && matches!(wide, Wide::Unset));
-                        let from_parent = parent_boxes.iter().find(|(q, _)| q == p).map(|(_, v)| v.clone());
-                        set_box(&mut box_decls, *p, if inherit { from_parent } else { None });
+                if let Decl::Pending(u) = decl {
+                    substituted.clear();
+                    self.substitute(u, customs.as_ref(), &mut substituted);
+                    for decl in &substituted {
+                        self.apply_any(&mut style, &mut box_decls, parent, parent_boxes, revert_to, decl);
                     }
-                    _ => self.apply(&mut style, parent, revert_to, decl),
+                } else {
+                    self.apply_any(&mut style, &mut box_decls, parent, parent_boxes, revert_to, decl);
                 }
             }
         }
@@ -841,6 +868,67 @@ impl Cascader<'_> {
         }
         let box_decls = (!box_decls.is_empty()).then(|| box_decls.into_vec().into_boxed_slice());
         (style, box_decls)
+    }
+
+    /// Applies one declaration to the style or the box declarations.
+    fn apply_any(
+        &self,
+        style: &mut ComputedStyle,
+        box_decls: &mut SmallVec<[(boxes::BoxProp, boxes::BoxValue); 8]>,
+        parent: &ComputedStyle,
+        parent_boxes: &[(boxes::BoxProp, boxes::BoxValue)],
+        revert_to: Option<&ComputedStyle>,
+        decl: &Decl,
+    ) {
+        match decl {
+            Decl::Box(p, v) => set_box(box_decls, *p, Some(v.clone())),
+            Decl::BoxWide(p, wide) => {
+                let inherit = *wide == Wide::Inherit || (*p == boxes::BoxProp::LineHeight && matches!(wide, Wide::Unset));
+                let from_parent = parent_boxes.iter().find(|(q, _)| q == p).map(|(_, v)| v.clone());
+                set_box(box_decls, *p, if inherit { from_parent } else { None });
+            }
+            _ => self.apply(style, parent, revert_to, decl),
+        }
+    }
+
+    /// The element's custom properties: its parent's, with those it
+    /// declares (in `matched`) on top. Stored for its children.
+    fn element_customs(&mut self, id: NodeId, matched: &[Matched<'_>]) -> Option<Arc<Customs>> {
+        if self.customs.is_empty() {
+            return None;
+        }
+        let parent = self.doc.parent(id).and_then(|p| self.customs[p.index()].clone());
+        let declared: SmallVec<[&Unparsed; 8]> = matched
+            .iter()
+            .flat_map(|m| m.4.iter())
+            .filter_map(|d| match d {
+                Decl::Custom(u) => Some(&**u),
+                _ => None,
+            })
+            .collect();
+        let own = if declared.is_empty() {
+            parent
+        } else {
+            Some(custom::declare(parent.as_ref(), &declared, &mut self.custom_cut))
+        };
+        self.customs[id.index()] = own.clone();
+        own
+    }
+
+    /// The declarations a `var()` declaration gives on an element with
+    /// `customs`; when it does not substitute to a valid value, `unset`
+    /// (CSS Variables 1 §3: invalid at computed-value time).
+    fn substitute(&mut self, u: &Unparsed, customs: Option<&Arc<Customs>>, out: &mut Vec<Decl>) {
+        let mut text = String::new();
+        let mut too_long = false;
+        let ok = custom::substitute(&u.value, &mut |n| Customs::get(customs, n), &mut text, &mut too_long);
+        if too_long {
+            self.custom_cut.too_long += 1;
+        }
+        if !(ok && parse_substituted(&u.name, text.trim(), out)) {
+            out.clear();
+            parse_substituted(&u.name, "unset", out);
+        }
     }
 
     /// Sets aside an author rule that hides the whole page — `display:
@@ -914,7 +1002,9 @@ impl Cascader<'_> {
             | Decl::TextIndentFar(_)
             | Decl::Content(_)
             | Decl::Box(..)
-            | Decl::BoxWide(..) => {}
+            | Decl::BoxWide(..)
+            | Decl::Custom(_)
+            | Decl::Pending(_) => {}
             Decl::Wide(property, wide) => {
                 let source = match (wide, revert_to) {
                     (Wide::Revert, Some(ua)) => *ua,
@@ -964,13 +1054,25 @@ impl Cascader<'_> {
             matched.sort_unstable_by_key(|&(level, layer, spec, order, _)| (level, layer, spec, order));
             let mut display = Display::Inline;
             let mut content = Content::None;
+            let customs = self.customs.get(id.index()).cloned().flatten();
+            let mut substituted = Vec::new();
             for (_, _, _, _, decls) in &matched {
                 for decl in decls.iter() {
-                    match decl {
-                        Decl::Display(d) => display = *d,
-                        Decl::Content(c) => content = c.clone(),
-                        Decl::Wide(Property::Content, _) => content = Content::None,
-                        _ => {}
+                    let expanded = if let Decl::Pending(u) = decl {
+                        substituted.clear();
+                        self.substitute(u, customs.as_ref(), &mut substituted);
+                        &substituted[..]
+                    } else {
+                        std::slice::from_ref(decl)
+                    };
+                    for decl in expanded {
+                        match decl {
+                            Decl::Display(d) => display = *d,
+                            Decl::Content(c) => content = c.clone(),
+                            Decl::Wide(Property::Content, _) => content = Content::None,
+                            Decl::Wide(Property::Display, _) => display = Display::Inline,
+                            _ => {}
+                        }
                     }
                 }
             }
@@ -1267,5 +1369,58 @@ mod tests {
         // Alone, the layered import applies.
         let (doc, s) = styled_with("<style>@import 'base.css' layer(base);</style><p id=i>i</p>", &sheets);
         assert!(!s.is_visible(by_id(&doc, "i")));
+    }
+
+    #[test]
+    fn custom_properties_cascade_inherit_and_substitute() {
+        let (doc, s) = styled(
+            "<style>
+               :root { --d: none; --hide: hidden; --w: 120px }
+               .a { display: var(--d) } .b { display: var(--missing, none) }
+               .c { display: none } .c { display: var(--missing) }
+               .parent { --v: hidden } .kid { visibility: var(--v) }
+               .cyc { --x: var(--y); --y: var(--x); display: var(--x, none) }
+               .over { display: none } .over { --p: var(--q); --q: var(--p); display: var(--p) }
+               .imp { --d: block !important } .late { --d: inline } .imp.late { display: var(--d) }
+               .sized { width: var(--w) } .col { color: var(--fg, #fff); background-color: var(--bg, #fff) }
+               .pseudo::before { content: var(--label, 'from a var') }
+             </style>
+             <p id=a class=a>a</p><p id=b class=b>b</p><p id=c class=c>c</p>
+             <div class=parent><span id=kid class=kid>k</span></div><span id=nokid class=kid>n</span>
+             <p id=cyc class=cyc>c</p><p id=over class=over>o</p><p id=imp class='imp late'>i</p>
+             <div id=sized class=sized>s</div><p id=col class=col>c</p><p id=ps class=pseudo>p</p>
+             <p id=inl style='--d: block; display: var(--d)'>i</p>",
+        );
+        let get = |id| s.get(by_id(&doc, id));
+        assert_eq!(get("a").display, Display::None);
+        assert_eq!(get("b").display, Display::None, "fallback");
+        assert_eq!(get("c").display, Display::Inline, "invalid at computed-value time: unset");
+        assert_eq!(get("kid").visibility, Visibility::Hidden, "inherited");
+        assert_eq!(get("nokid").visibility, Visibility::Visible);
+        assert_eq!(get("cyc").display, Display::None, "a cycle falls back");
+        assert_eq!(get("over").display, Display::Inline, "a cycle without fallback: unset");
+        assert_eq!(get("imp").display, Display::Block, "an important custom property wins");
+        assert_eq!(get("inl").display, Display::Block, "set and used in a style attribute");
+        assert!(s.box_decls(by_id(&doc, "sized")).iter().any(|(p, _)| *p == boxes::BoxProp::Width));
+        assert_eq!(get("col").color, get("col").background_color, "text in its background's colour");
+        assert!(get("col").color.is_some());
+        assert_eq!(
+            s.before(by_id(&doc, "ps")).map(|p| p.content.clone()),
+            Some(Content::Items(vec![values::ContentItem::Text("from a var".into())], None))
+        );
+        assert!(s.diagnostics().is_empty(), "{:?}", s.diagnostics());
+    }
+
+    #[test]
+    fn var_bombs_are_bounded_and_said() {
+        let chain: String = (0..10_000).map(|i| format!("--v{i}: var(--v{});", i + 1)).collect();
+        let doubling: String = (1..40).map(|i| format!("--b{i}: var(--b{}) var(--b{});", i - 1, i - 1)).collect();
+        let html = format!(
+            "<style>:root {{ {chain} --v10000: none; --b0: xxxxxxxxxxxxxxxx; {doubling} }} #a {{ display: var(--v0) }} #b {{ display: var(--b39, none) }}</style><p id=a>a</p><p id=b>b</p>"
+        );
+        let (doc, s) = styled(&html);
+        assert_eq!(s.get(by_id(&doc, "a")).display, Display::Inline, "too deep: not set, so unset");
+        assert_eq!(s.get(by_id(&doc, "b")).display, Display::None, "too long: not set, so the fallback");
+        assert!(s.diagnostics().iter().any(|d| d.message.contains("custom properties were not substituted")), "{:?}", s.diagnostics());
     }
 }

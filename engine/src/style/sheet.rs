@@ -22,7 +22,7 @@ use cssparser::{
 
 use super::media::{MediaEnv, matches_media_list_in, supports, supports_function};
 use super::select::{Selectors, parse_selector_list};
-use super::values::{Decl, parse_declaration};
+use super::values::{Decl, Unparsed, parse_declaration};
 
 /// The declarations of one rule, split by importance.
 #[derive(Debug, Default, Clone, PartialEq)]
@@ -322,15 +322,36 @@ pub(crate) fn parse_inline(text: &str) -> DeclBlock {
 }
 
 /// Parses one declaration's value (and `!important`) into `block`.
+///
+/// A custom property keeps its value as written; so does a property whittle
+/// computes whose value has `var()` (any value parses then: it is read
+/// when the element's custom properties are known).
 fn declaration<'i>(
     block: &mut DeclBlock,
     name: &str,
     input: &mut Parser<'i>,
 ) -> Result<(), ParseError<()>> {
     let mut decls = Vec::new();
-    input.parse_until_before(Delimiter::Bang, |i| {
+    let start = input.position();
+    let parsed = input.parse_until_before(Delimiter::Bang, |i| {
+        if name.starts_with("--") {
+            while i.next_including_whitespace_and_comments().is_ok() {}
+            return Ok(());
+        }
         parse_declaration(name, i, &mut decls).ok_or(ParseError::<()>::custom(()))
-    })?;
+    });
+    let value = input.slice_from(start);
+    if name.starts_with("--") {
+        decls.push(Decl::Custom(Arc::new(Unparsed { name: name.into(), value: value.trim().into() })));
+    } else if has_var(value) {
+        if !is_read(name) {
+            return Err(ParseError::custom(()));
+        }
+        decls.clear();
+        decls.push(Decl::Pending(Arc::new(Unparsed { name: name.into(), value: value.into() })));
+    } else {
+        parsed?;
+    }
     let important = input.try_parse(cssparser::parse_important).is_ok();
     input.expect_exhausted()?;
     if important {
@@ -339,6 +360,28 @@ fn declaration<'i>(
         block.normal.extend(decls);
     }
     Ok(())
+}
+
+/// Reads a value substituted for `var()` as property `name`; false when
+/// it is not a value of that property.
+pub(crate) fn parse_substituted(name: &str, text: &str, out: &mut Vec<Decl>) -> bool {
+    let mut input = Parser::new(text);
+    let parsed = input.parse_until_before(Delimiter::Bang, |i| {
+        parse_declaration(name, i, out).ok_or(ParseError::<()>::custom(()))
+    });
+    parsed.is_ok() && input.is_exhausted()
+}
+
+/// Whether a value's text has a `var(` (a false match only costs a
+/// substitution that changes nothing).
+pub(crate) fn has_var(value: &str) -> bool {
+    value.as_bytes().windows(4).any(|w| w.eq_ignore_ascii_case(b"var("))
+}
+
+/// Whether whittle computes the property `name` (it reads `unset` there).
+pub(crate) fn is_read(name: &str) -> bool {
+    let mut decls = Vec::new();
+    parse_declaration(name, &mut Parser::new("unset"), &mut decls).is_some() && !decls.is_empty()
 }
 
 struct DeclOnly<'a> {

@@ -358,6 +358,18 @@ pub(crate) enum Decl {
     Box(super::boxes::BoxProp, super::boxes::BoxValue),
     /// A CSS-wide keyword on a box property.
     BoxWide(super::boxes::BoxProp, Wide),
+    /// A custom property (`--name: value`), its value as written.
+    Custom(std::sync::Arc<Unparsed>),
+    /// A declaration of a property whittle computes whose value has
+    /// `var()`: read once the element's custom properties are known.
+    Pending(std::sync::Arc<Unparsed>),
+}
+
+/// A declaration kept as written: its property name and value text.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Unparsed {
+    pub(crate) name: Box<str>,
+    pub(crate) value: Box<str>,
 }
 
 /// Parses the value of property `name` into zero or more declarations
