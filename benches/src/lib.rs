@@ -16,7 +16,7 @@ use whittle::backend::cdp::{CdpBackend, ChromiumOptions};
 use whittle_corpus::Suite;
 use whittle_engine::{
     CascadeOptions, DigestOptions, Document, FoldOptions, LayoutOptions, NodeId, Observation, ParseOptions, RefTable,
-    RenderOptions, SnapshotOptions, build_tree, cascade, compute_layout, compute_semantics, fold, parse, render, snapshot,
+    RenderOptions, SnapshotOptions, build_tree, compute_semantics, fold, parse, render, snapshot, style_and_layout,
     snapshot_document,
 };
 
@@ -70,8 +70,7 @@ pub fn whole(bytes: &[u8]) -> usize {
 /// Each stage after parsing, for one page, returning a size so nothing is
 /// optimized away.
 pub fn stages_after_parse(doc: &Document) -> usize {
-    let styles = cascade(doc, &CascadeOptions::default());
-    let layout = compute_layout(doc, &styles, &LayoutOptions::default());
+    let (styles, layout) = style_and_layout(doc, &CascadeOptions::default(), &LayoutOptions::default());
     let sem = compute_semantics(doc, &styles);
     let tree = build_tree(doc, &styles, &sem, &mut RefTable::new());
     let folded = fold(doc, &tree, &layout, &FoldOptions::default(), &RenderOptions::default());

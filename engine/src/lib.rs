@@ -103,7 +103,7 @@ pub use dom::{Attr, ChosenFile, DocumentBuilder, Markup, Document, DocumentId, E
 pub use extract::{ExtractError, ExtractKind, Extracted, extract};
 pub use find::{FindError, Found, find};
 pub use fold::{FoldOptions, Folded, Mode, fold};
-pub use layout::{Layout, LayoutOptions, Placement, Rect, compute_layout};
+pub use layout::{Layout, LayoutOptions, Placement, Rect, compute_layout, style_and_layout};
 pub use parse::{ParseOptions, parse, parse_str};
 pub use render::{Envelope, LineStyle, Observation, RenderOptions, compact_url, render};
 pub use semantics::{AxNode, Semantics, compute_semantics};
@@ -170,8 +170,7 @@ pub fn snapshot(bytes: &[u8], options: &SnapshotOptions, refs: &mut RefTable) ->
 /// share one table; call [`RefTable::forget`] with [`Document::id`] when a
 /// document is dropped.
 pub fn snapshot_document(document: Document, options: &SnapshotOptions, refs: &mut RefTable) -> Snapshot {
-    let mut styles = cascade(&document, &options.cascade);
-    let layout = compute_layout(&document, &styles, &options.layout);
+    let (mut styles, layout) = style_and_layout(&document, &options.cascade, &options.layout);
     styles.conceal(&document, &layout);
     let semantics = compute_semantics(&document, &styles);
     let tree = build_tree(&document, &styles, &semantics, refs);

@@ -18,7 +18,7 @@ pub mod text;
 
 use crate::diag::{Diagnostic, Stage};
 use crate::dom::{Document, NodeId};
-use crate::style::{Styles, Viewport};
+use crate::style::{CascadeOptions, ContainerSizes, ContainerType, Styles, Viewport};
 
 /// A box in CSS px, relative to the top-left of the page (not the
 /// viewport).
@@ -195,6 +195,56 @@ impl Layout {
         }
         out
     }
+}
+
+/// The cascade and layout together, `@container` size queries included:
+/// when the page has them (and size containers), the cascade runs again
+/// with each container's content box from the first layout, and the page
+/// is laid out again. A container's size does not depend on what its
+/// queries style inside it, so the second pass is exact, except for a
+/// container nested in another whose queries change the inner one's size.
+///
+/// ```
+/// use whittle_engine::{parse, style_and_layout};
+/// let doc = parse(b"<style>.c{container-type:inline-size;width:300px} @container (max-width:400px){p{display:none}}</style>\
+///                  <div class=c><p id=t>t</p></div>", &Default::default());
+/// let (styles, _) = style_and_layout(&doc, &Default::default(), &Default::default());
+/// assert!(!styles.is_visible(doc.element_by_id("t").unwrap()));
+/// ```
+pub fn style_and_layout(doc: &Document, cascade: &CascadeOptions, options: &LayoutOptions) -> (Styles, Layout) {
+    let styles = crate::style::cascade(doc, cascade);
+    let layout = compute_layout(doc, &styles, options);
+    if styles.size_containers().is_empty() {
+        return (styles, layout);
+    }
+    let sizes: ContainerSizes = styles
+        .size_containers()
+        .iter()
+        .filter_map(|&(id, kind)| {
+            let rect = layout.rect(id)?;
+            let (w, h) = content_box(&styles, id, rect);
+            Some((id, (w, (kind == ContainerType::Size).then_some(h))))
+        })
+        .collect();
+    let styles = crate::style::cascade_sized(doc, cascade, Some(&sizes));
+    let layout = compute_layout(doc, &styles, options);
+    (styles, layout)
+}
+
+/// An element's content box from its border box: less the padding and
+/// borders given in absolute lengths.
+fn content_box(styles: &Styles, id: NodeId, rect: Rect) -> (f32, f32) {
+    use crate::style::boxes::{BoxProp as P, BoxValue};
+    use crate::style::values::Length;
+    let px = |prop: P| {
+        styles.box_decls(id).iter().find(|(p, _)| *p == prop).map_or(0.0, |(_, v)| match v {
+            BoxValue::Length(Length::Px(px)) => px.max(0.0),
+            _ => 0.0,
+        })
+    };
+    let w = rect.width - px(P::PaddingLeft) - px(P::PaddingRight) - px(P::BorderLeft) - px(P::BorderRight);
+    let h = rect.height - px(P::PaddingTop) - px(P::PaddingBottom) - px(P::BorderTop) - px(P::BorderBottom);
+    (w.max(0.0), h.max(0.0))
 }
 
 /// Lays out the document. Never fails: a page taffy cannot lay out gets

@@ -82,6 +82,17 @@ impl Styles {
             .collect();
         let n = styles.len();
         // Chromium ran the page's scripts: a veil it shows is real.
-        Styles { styles, flags, concealment: Default::default(), before, after, boxes: vec![None; n], viewport, diagnostics, veil: None }
+        Styles {
+            styles,
+            flags,
+            concealment: Default::default(),
+            before,
+            after,
+            boxes: vec![None; n],
+            viewport,
+            diagnostics,
+            veil: None,
+            size_containers: Vec::new(),
+        }
     }
 }

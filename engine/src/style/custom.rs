@@ -263,6 +263,38 @@ fn var_call<'i>(
     }
 }
 
+/// Whether `style(--name: value)` (or `style(--name)`: set at all) holds
+/// for custom properties `customs`. Values compare as written, spaces at
+/// their ends aside; other style queries do not hold.
+pub(crate) fn style_query(query: &str, customs: Option<&Arc<Customs>>) -> bool {
+    let mut input = Parser::new(query);
+    if input.expect_function_matching("style").is_err() {
+        return false;
+    }
+    let asked = input.parse_nested_block(|i| {
+        let name = i.expect_ident()?.as_ref().to_owned();
+        if !name.starts_with("--") {
+            return Err(ParseError::<()>::custom(()));
+        }
+        if i.is_exhausted() {
+            return Ok((name, None));
+        }
+        i.expect_colon()?;
+        let start = i.position();
+        while i.next_including_whitespace_and_comments().is_ok() {}
+        Ok((name, Some(i.slice_from(start).trim().to_owned())))
+    });
+    let Ok((name, value)) = asked else { return false };
+    if !input.is_exhausted() {
+        return false;
+    }
+    match (Customs::get(customs, &name), value) {
+        (Some(have), Some(want)) => have.trim() == want,
+        (Some(_), None) => true,
+        (None, _) => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

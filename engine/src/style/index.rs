@@ -13,7 +13,7 @@ use selectors::context::QuirksMode;
 use selectors::parser::{AncestorHashes, Combinator, Component, Selector};
 
 use super::select::{PseudoElement, Simple};
-use super::sheet::{DeclBlock, ParsedSheet};
+use super::sheet::{ContainerRule, DeclBlock, ParsedSheet};
 use super::values::Decl;
 use crate::dom::Element;
 
@@ -43,6 +43,8 @@ pub(crate) struct IndexedRule {
     pub(crate) order: u32,
     pub(crate) origin: Origin,
     pub(crate) block: Arc<DeclBlock>,
+    /// The `@container` rule it is in, if any.
+    pub(crate) container: Option<Arc<ContainerRule>>,
 }
 
 /// A hasher for atoms, whose `Hash` writes their precomputed 32-bit hash.
@@ -142,6 +144,10 @@ pub(crate) struct Rules {
     pub(crate) has_relative: bool,
     /// The layer precedence of author rules outside any layer.
     pub(crate) unlayered: u32,
+    /// Whether a rule is inside an `@container` size query.
+    pub(crate) size_queries: bool,
+    /// Whether a rule is inside an `@container style()` query.
+    pub(crate) style_queries: bool,
     next_order: u32,
 }
 
@@ -169,6 +175,15 @@ impl Rules {
                     continue;
                 }
                 self.has_relative |= uses_has(selector);
+                let mut container = rule.container.as_deref();
+                while let Some(c) = container {
+                    if c.is_style_query() {
+                        self.style_queries = true;
+                    } else {
+                        self.size_queries = true;
+                    }
+                    container = c.outer.as_deref();
+                }
                 let (target, bucket) = classify(selector, quirks);
                 let index = match target {
                     Some(Target::Element) => &mut self.element,
@@ -185,6 +200,7 @@ impl Rules {
                         order,
                         origin,
                         block: Arc::clone(&rule.block),
+                        container: rule.container.clone(),
                     },
                     bucket,
                 );

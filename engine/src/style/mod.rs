@@ -42,6 +42,7 @@ use custom::Customs;
 use sheet::{DeclBlock, ParsedSheet, Sheets, has_var, imports_of, parse_inline, parse_sheet, parse_sheet_in, parse_substituted};
 pub use computed::COMPUTED_PROPERTIES;
 pub use select::{Selector, SelectorError};
+pub use values::ContainerType;
 use values::{
     Content, ContentVisibility, Decl, Display, FontSize, Overflow, Position, Property, TextTransform,
     Unparsed, Visibility, WhiteSpace, Wide, resolve_length,
@@ -258,9 +259,19 @@ pub struct Styles {
     viewport: Viewport,
     diagnostics: Vec<Diagnostic>,
     veil: Option<Veil>,
+    /// The size containers, when `@container` size queries ask about them.
+    size_containers: Vec<(NodeId, ContainerType)>,
 }
 
 impl Styles {
+    /// The elements that are size containers (`container-type`), in tree
+    /// order, when the page has `@container` size queries; empty
+    /// otherwise. Their sizes after layout are what [`cascade_sized`]
+    /// evaluates the queries against.
+    pub fn size_containers(&self) -> &[(NodeId, ContainerType)] {
+        &self.size_containers
+    }
+
     /// The computed style of a node.
     #[inline]
     pub fn get(&self, id: NodeId) -> &ComputedStyle {
@@ -488,6 +499,13 @@ fn is_style_element(e: &Element) -> bool {
 /// assert_eq!(hidden, 2); // the first <p> and its text
 /// ```
 pub fn cascade(doc: &Document, options: &CascadeOptions) -> Styles {
+    cascade_sized(doc, options, None)
+}
+
+/// [`cascade`] with `@container` size queries evaluated against
+/// `container_sizes` (found by laying out what [`cascade`] gave; see
+/// [`Styles::size_containers`]). Without sizes, size queries do not hold.
+pub fn cascade_sized(doc: &Document, options: &CascadeOptions, container_sizes: Option<&ContainerSizes>) -> Styles {
     let env = options.media_env();
     let mut diagnostics = Vec::new();
     let mut rules = Rules::default();
@@ -553,9 +571,15 @@ pub fn cascade(doc: &Document, options: &CascadeOptions) -> Styles {
     let uses_var = parsed.iter().any(|sheet| {
         sheet.rules.iter().any(|r| r.block.normal.iter().chain(&r.block.important).any(|d| matches!(d, Decl::Pending(_))))
     }) || doc.descendants(NodeId::DOCUMENT).any(|n| doc.element(n).and_then(|e| e.attr("style")).is_some_and(has_var));
+    let style_queries = parsed.iter().any(|sheet| {
+        sheet.rules.iter().any(|r| {
+            std::iter::successors(r.container.as_deref(), |c| c.outer.as_deref()).any(sheet::ContainerRule::is_style_query)
+        })
+    });
+    let uses_customs = uses_var || style_queries;
     for sheet in &parsed {
         invalid_rules += sheet.invalid_rules;
-        rules.add_sheet(sheet, Origin::Author, doc.is_quirks(), rank, uses_var);
+        rules.add_sheet(sheet, Origin::Author, doc.is_quirks(), rank, uses_customs);
     }
     rules.unlayered = unlayered;
     if invalid_rules > 0 {
@@ -589,6 +613,7 @@ pub fn cascade(doc: &Document, options: &CascadeOptions) -> Styles {
         viewport: options.viewport,
         diagnostics,
         veil: None,
+        size_containers: Vec::new(),
     };
     let mut cascader = Cascader {
         doc,
@@ -599,10 +624,24 @@ pub fn cascade(doc: &Document, options: &CascadeOptions) -> Styles {
         root_font_size: 16.0,
         veil: None,
         has_script: None,
-        customs: if uses_var { vec![None; doc.len()] } else { Vec::new() },
+        customs: if uses_customs { vec![None; doc.len()] } else { Vec::new() },
         custom_cut: custom::Cut::default(),
+        container_sizes,
+        containers: HashMap::new(),
+        container_cache: HashMap::new(),
     };
     cascader.run(&mut out);
+    if rules.size_queries {
+        let mut containers: Vec<(NodeId, ContainerType)> = cascader.containers.iter().map(|(&id, &(t, _))| (id, t)).collect();
+        containers.sort_unstable_by_key(|&(id, _)| id.index());
+        if container_sizes.is_none() && !containers.is_empty() {
+            out.diagnostics.push(Diagnostic::new(
+                Stage::Cascade,
+                "@container size queries were not evaluated (they need the layout's sizes): their rules were not applied",
+            ));
+        }
+        out.size_containers = containers;
+    }
     let custom::Cut { too_deep, too_long } = cascader.custom_cut;
     if too_deep + too_long > 0 {
         out.diagnostics.push(Diagnostic::new(
@@ -650,7 +689,17 @@ struct Cascader<'a> {
     customs: Vec<Option<Arc<Customs>>>,
     /// What substitution gave up on.
     custom_cut: custom::Cut,
+    /// The content-box sizes of the size containers, from a first layout.
+    container_sizes: Option<&'a ContainerSizes>,
+    /// The size containers seen so far: their type and names.
+    containers: HashMap<NodeId, (ContainerType, Arc<[Box<str>]>)>,
+    /// Size queries evaluated, by container and rule.
+    container_cache: HashMap<(NodeId, usize), bool>,
 }
+
+/// The content-box width and, for `container-type: size`, height of each
+/// size container, in CSS px.
+pub type ContainerSizes = HashMap<NodeId, (f32, Option<f32>)>;
 
 /// One block of declarations that matched, with its cascade sort key:
 /// origin and importance, layer, specificity, order.
@@ -758,6 +807,7 @@ impl Cascader<'_> {
         let doc = self.doc;
         let quirks = doc.is_quirks();
         let unlayered = self.rules.unlayered;
+        let mut hits: SmallVec<[&'r IndexedRule; 16]> = SmallVec::new();
         let Matcher { caches, quirks: quirks_mode, state } = &mut self.matcher;
         let element = ElementRef::new(doc, id, state);
         index.candidates(e, quirks, |rule: &'r IndexedRule| {
@@ -776,20 +826,68 @@ impl Cascader<'_> {
             let matched = selectors::matching::matches_selector(&rule.selector, 0, Some(&rule.hashes), element, &mut ctx);
             // A match decided after a refused walk is not trusted.
             if matched && !state.is_cut() {
-                let (normal, important) = match rule.origin {
-                    Origin::UserAgent => (0, 3),
-                    Origin::Author => (1, 2),
-                };
-                if !rule.block.normal.is_empty() {
-                    out.push((normal, rule.layer, rule.specificity, rule.order, &rule.block.normal));
-                }
-                if !rule.block.important.is_empty() {
-                    // Important declarations of earlier layers win.
-                    let layer = unlayered.saturating_sub(rule.layer);
-                    out.push((important, layer, rule.specificity, rule.order, &rule.block.important));
-                }
+                hits.push(rule);
             }
         });
+        for rule in hits {
+            if let Some(container) = &rule.container
+                && !self.container_holds(id, container)
+            {
+                continue;
+            }
+            let (normal, important) = match rule.origin {
+                Origin::UserAgent => (0, 3),
+                Origin::Author => (1, 2),
+            };
+            if !rule.block.normal.is_empty() {
+                out.push((normal, rule.layer, rule.specificity, rule.order, &rule.block.normal));
+            }
+            if !rule.block.important.is_empty() {
+                // Important declarations of earlier layers win.
+                let layer = unlayered.saturating_sub(rule.layer);
+                out.push((important, layer, rule.specificity, rule.order, &rule.block.important));
+            }
+        }
+    }
+
+    /// Whether an `@container` condition (and those it is nested in) holds
+    /// for element `id`: a size query against the nearest ancestor size
+    /// container of the name asked for, as big as layout found it (not
+    /// known on the first pass: false); a `style()` query against the
+    /// parent's custom properties.
+    fn container_holds(&mut self, id: NodeId, rule: &sheet::ContainerRule) -> bool {
+        let mut at = Some(rule);
+        while let Some(rule) = at {
+            let holds = if rule.is_style_query() {
+                let parent = self.doc.parent(id).and_then(|p| self.customs.get(p.index()).cloned().flatten());
+                custom::style_query(&rule.query, parent.as_ref())
+            } else {
+                self.size_query_holds(id, rule)
+            };
+            if !holds {
+                return false;
+            }
+            at = rule.outer.as_deref();
+        }
+        true
+    }
+
+    fn size_query_holds(&mut self, id: NodeId, rule: &sheet::ContainerRule) -> bool {
+        let Some(sizes) = self.container_sizes else { return false };
+        let container = self.doc.ancestors(id).find(|a| {
+            self.containers.get(a).is_some_and(|(_, names)| rule.name.as_ref().is_none_or(|n| names.contains(n)))
+        });
+        let Some(container) = container else { return false };
+        let key = (container, rule as *const sheet::ContainerRule as usize);
+        if let Some(&holds) = self.container_cache.get(&key) {
+            return holds;
+        }
+        let holds = sizes.get(&container).is_some_and(|&(width, height)| {
+            let env = MediaEnv { width, height: height.unwrap_or(f32::NAN), scripting: self.scripting };
+            media::matches_media_list(&rule.query, &env)
+        });
+        self.container_cache.insert(key, holds);
+        holds
     }
 
     fn compute(
@@ -836,6 +934,7 @@ impl Cascader<'_> {
         }
         let customs = self.element_customs(id, &matched);
         let mut substituted = Vec::new();
+        let (mut container_type, mut container_names) = (ContainerType::Normal, None);
         for &(level, _, _, _, decls) in &matched {
             if level > 0 && !ua_done {
                 ua = style;
@@ -843,16 +942,24 @@ impl Cascader<'_> {
             }
             let revert_to = if level == 0 || level == 3 { None } else { Some(&ua) };
             for decl in decls.iter() {
-                if let Decl::Pending(u) = decl {
+                let expanded = if let Decl::Pending(u) = decl {
                     substituted.clear();
                     self.substitute(u, customs.as_ref(), &mut substituted);
-                    for decl in &substituted {
-                        self.apply_any(&mut style, &mut box_decls, parent, parent_boxes, revert_to, decl);
-                    }
+                    &substituted[..]
                 } else {
-                    self.apply_any(&mut style, &mut box_decls, parent, parent_boxes, revert_to, decl);
+                    std::slice::from_ref(decl)
+                };
+                for decl in expanded {
+                    match decl {
+                        Decl::ContainerType(t) => container_type = *t,
+                        Decl::ContainerName(n) => container_names = Some(n.clone()),
+                        _ => self.apply_any(&mut style, &mut box_decls, parent, parent_boxes, revert_to, decl),
+                    }
                 }
             }
+        }
+        if container_type != ContainerType::Normal {
+            self.containers.insert(id, (container_type, container_names.unwrap_or_else(|| Arc::from(Vec::new()))));
         }
         if !ua_done {
             ua = style;
@@ -1004,7 +1111,9 @@ impl Cascader<'_> {
             | Decl::Box(..)
             | Decl::BoxWide(..)
             | Decl::Custom(_)
-            | Decl::Pending(_) => {}
+            | Decl::Pending(_)
+            | Decl::ContainerType(_)
+            | Decl::ContainerName(_) => {}
             Decl::Wide(property, wide) => {
                 let source = match (wide, revert_to) {
                     (Wide::Revert, Some(ua)) => *ua,
@@ -1422,5 +1531,49 @@ mod tests {
         assert_eq!(s.get(by_id(&doc, "a")).display, Display::Inline, "too deep: not set, so unset");
         assert_eq!(s.get(by_id(&doc, "b")).display, Display::None, "too long: not set, so the fallback");
         assert!(s.diagnostics().iter().any(|d| d.message.contains("custom properties were not substituted")), "{:?}", s.diagnostics());
+    }
+
+    /// The cascade and layout of `html`, container queries included.
+    fn laid_out(html: &str) -> (Document, Styles) {
+        let doc = parse(html.as_bytes(), &Default::default());
+        let (styles, _) = crate::style_and_layout(&doc, &CascadeOptions::default(), &Default::default());
+        (doc, styles)
+    }
+
+    #[test]
+    fn container_queries_ask_the_nearest_container_of_their_name() {
+        let (doc, s) = laid_out(
+            "<style>
+               .cq { container-type: inline-size; width: 500px } .side { container: side / inline-size; width: 250px; padding: 0 10px }
+               .inner { container-type: inline-size; width: 600px } .labelled { container-name: labelled; width: 100px }
+               .half { container-type: size; width: 50%; height: 100px } .parent { width: 600px }
+               @container (min-width: 400px) { .wide { display: none } }
+               @container (min-width: 800px) { .wider { display: none } }
+               @container side (max-width: 250px) { .named { display: none } .far { display: none } }
+               @container (max-width: 300px) { .nearest { display: none } .self { display: none } }
+               @container labelled (min-width: 1px) { .unsized { display: none } }
+               @container (min-width: 1px) { .orphan { display: none } }
+               @container (width >= 300px) and (height < 200px) { .pct { display: none } }
+               .sq { --theme: dark } @container style(--theme: dark) { .styled { display: none } }
+             </style>
+             <div class=cq><p id=wide class=wide>w</p><p id=wider class=wider>w</p></div>
+             <div class=side><p id=named class=named>n</p><div class=inner><p id=far class=far>f</p><p id=nearest class=nearest>n</p></div></div>
+             <div class=labelled><p id=unsized class=unsized>u</p></div><p id=orphan class=orphan>o</p>
+             <div id=self class='cq self'>s</div><div class=parent><div class=half><p id=pct class=pct>p</p></div></div>
+             <div class=sq><p id=styled class=styled>s</p></div><p id=unstyled class=styled>u</p>",
+        );
+        let hidden = |id| !s.is_visible(by_id(&doc, id));
+        assert!(hidden("wide") && !hidden("wider"), "against the container's width");
+        assert!(hidden("named"), "a named container's content box (250px)");
+        assert!(hidden("far"), "past a nearer container without that name");
+        assert!(!hidden("nearest"), "the nearest container is the 600px one");
+        assert!(!hidden("unsized"), "a name without a container-type is no container");
+        assert!(!hidden("orphan"), "no container: the query does not hold");
+        assert!(!hidden("self"), "a container does not query itself");
+        assert!(hidden("pct"), "range syntax, and the height of a size container");
+        assert!(hidden("styled") && !hidden("unstyled"), "style() queries ask the parent");
+        // Without layout (the cascade alone), size queries do not hold.
+        let alone = cascade(&doc, &CascadeOptions::default());
+        assert!(alone.is_visible(by_id(&doc, "wide")));
     }
 }

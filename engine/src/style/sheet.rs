@@ -5,8 +5,9 @@
 //! in place (its text fetched by the caller, found by URL in [`Sheets`]),
 //! under its media, `supports()` and `layer()` conditions; `@layer` blocks
 //! and statements file rules in cascade layers ([`Layers`]); nested style
-//! rules (CSS Nesting) are flattened with `&` replaced. Everything else
-//! (`@font-face`, `@keyframes`, `@container`, …) is skipped. A rule whose
+//! rules (CSS Nesting) are flattened with `&` replaced; rules inside
+//! `@container` carry its condition, which the cascade evaluates per
+//! element. Everything else (`@font-face`, `@keyframes`, …) is skipped. A rule whose
 //! block sets none of the properties whittle computes is dropped here,
 //! which is what keeps the cascade cheap on framework stylesheets.
 
@@ -44,6 +45,28 @@ pub(crate) struct SheetRule {
     pub(crate) block: Arc<DeclBlock>,
     /// Its cascade layer ([`Layers`]); `None` outside any layer.
     pub(crate) layer: Option<u32>,
+    /// The `@container` rule it is in, if any.
+    pub(crate) container: Option<Arc<ContainerRule>>,
+}
+
+/// An `@container` rule's condition, which holds or not per element (its
+/// nearest container of that name and the container's size).
+#[derive(Debug)]
+pub(crate) struct ContainerRule {
+    /// The container name asked for.
+    pub(crate) name: Option<Box<str>>,
+    /// The condition, as written.
+    pub(crate) query: Box<str>,
+    /// The `@container` rule this one is nested in.
+    pub(crate) outer: Option<Arc<ContainerRule>>,
+}
+
+impl ContainerRule {
+    /// Whether the condition asks about custom properties
+    /// (`style(--x: y)`), not sizes.
+    pub(crate) fn is_style_query(&self) -> bool {
+        self.query.len() >= 6 && self.query[..6].eq_ignore_ascii_case("style(")
+    }
 }
 
 /// What reading a stylesheet gave.
@@ -162,7 +185,7 @@ pub(crate) fn parse_sheet_in<'a>(text: &str, base: Option<&Url>, env: &MediaEnv,
 /// Reads a sheet's rules into `out`, in layer `layer`.
 fn read_rules(text: &str, base: Option<&Url>, env: &MediaEnv, sheets: &mut Sheets<'_>, out: &mut ParsedSheet, layer: Option<u32>) {
     let mut input = Parser::new(text);
-    let mut top = RuleParser { env, out, sheets, parent: None, layer, base, top: true, rules_seen: false };
+    let mut top = RuleParser { env, out, sheets, parent: None, layer, container: None, base, top: true, rules_seen: false };
     let mut invalid = 0;
     for result in StyleSheetParser::new(&mut input, &mut top) {
         if result.is_err() {
@@ -430,6 +453,8 @@ enum AtPrelude {
     Layer(Vec<Vec<String>>),
     /// `@import` whose conditions hold.
     Import(Import),
+    /// `@container`: the name asked for, the condition as written.
+    Container(Option<Box<str>>, Box<str>),
     /// Anything else: skipped.
     Skip,
 }
@@ -444,6 +469,17 @@ fn at_prelude(name: &str, input: &mut Parser<'_>, env: &MediaEnv) -> AtPrelude {
         layer_names(input).map_or(AtPrelude::Skip, AtPrelude::Layer)
     } else if name.eq_ignore_ascii_case("import") {
         import_prelude(input, env).map_or(AtPrelude::Skip, AtPrelude::Import)
+    } else if name.eq_ignore_ascii_case("container") {
+        let name = input
+            .try_parse(|i| {
+                let ident = i.expect_ident()?.clone();
+                let keyword = ["and", "or", "not", "none", "style"].iter().any(|k| ident.eq_ignore_ascii_case(k));
+                if keyword { Err(ParseError::<()>::custom(())) } else { Ok(Box::<str>::from(ident.as_ref())) }
+            })
+            .ok();
+        let start = input.position();
+        while input.next().is_ok() {}
+        AtPrelude::Container(name, input.slice_from(start).trim().into())
     } else {
         AtPrelude::Skip
     };
@@ -459,6 +495,7 @@ struct RuleParser<'a, 'b> {
     sheets: &'a mut Sheets<'b>,
     parent: Option<Selectors>,
     layer: Option<u32>,
+    container: Option<Arc<ContainerRule>>,
     base: Option<&'a Url>,
     /// Whether this is the sheet's top level, where `@import` may be.
     top: bool,
@@ -467,15 +504,16 @@ struct RuleParser<'a, 'b> {
 }
 
 impl RuleParser<'_, '_> {
-    /// Reads the rules of a block (a conditional or layer rule) into the
-    /// same output, in `layer`.
-    fn block(&mut self, input: &mut Parser<'_>, layer: Option<u32>) {
+    /// Reads the rules of a block (a conditional, layer or container
+    /// rule) into the same output, in `layer` and under `container`.
+    fn block(&mut self, input: &mut Parser<'_>, layer: Option<u32>, container: Option<Arc<ContainerRule>>) {
         let mut inner = RuleParser {
             env: self.env,
             out: self.out,
             sheets: self.sheets,
             parent: self.parent.clone(),
             layer,
+            container,
             base: self.base,
             top: false,
             rules_seen: true,
@@ -547,15 +585,20 @@ impl<'i> AtRuleParser<'i> for RuleParser<'_, '_> {
         match prelude {
             AtPrelude::Conditional(true) => {
                 self.rules_seen = true;
-                self.block(input, self.layer);
+                self.block(input, self.layer, self.container.clone());
             }
             AtPrelude::Layer(names) => {
                 self.rules_seen = true;
                 // A block names one layer, or none (anonymous).
                 if names.len() <= 1 {
                     let layer = self.sheets.layers.declare(self.layer, names.first().map(Vec::as_slice));
-                    self.block(input, Some(layer));
+                    self.block(input, Some(layer), self.container.clone());
                 }
+            }
+            AtPrelude::Container(name, query) => {
+                self.rules_seen = true;
+                let container = Arc::new(ContainerRule { name, query, outer: self.container.clone() });
+                self.block(input, self.layer, Some(container));
             }
             AtPrelude::Conditional(false) | AtPrelude::Import(_) | AtPrelude::Skip => self.rules_seen = true,
         }
@@ -580,8 +623,8 @@ impl<'i> QualifiedRuleParser<'i> for RuleParser<'_, '_> {
     fn parse_block(&mut self, selectors: Selectors, _start: &ParserState, input: &mut Parser<'i>) -> Result<(), ParseError<()>> {
         // The rule's own declarations come before the rules nested in it.
         let slot = self.out.rules.len();
-        let layer = self.layer;
-        self.out.rules.push(SheetRule { selectors: selectors.clone(), block: Arc::new(DeclBlock::default()), layer });
+        let (layer, container) = (self.layer, self.container.clone());
+        self.out.rules.push(SheetRule { selectors: selectors.clone(), block: Arc::new(DeclBlock::default()), layer, container });
         let mut block = DeclBlock::default();
         let mut body = BodyParser { parser: self, selectors: &selectors, block: &mut block };
         // Errors here are declarations whittle does not compute (or cannot
@@ -608,13 +651,14 @@ impl<'b> BodyParser<'_, '_, 'b, '_> {
     /// A parser for rules nested in this one: `parent` is this rule's
     /// selectors for nested style rules, `None` for the declarations of a
     /// nested at-rule (which apply to this rule's selectors).
-    fn nested(&mut self, parent: Option<Selectors>, layer: Option<u32>) -> RuleParser<'_, 'b> {
+    fn nested(&mut self, parent: Option<Selectors>, layer: Option<u32>, container: Option<Arc<ContainerRule>>) -> RuleParser<'_, 'b> {
         RuleParser {
             env: self.parser.env,
             out: self.parser.out,
             sheets: self.parser.sheets,
             parent,
             layer,
+            container,
             base: self.parser.base,
             top: false,
             rules_seen: true,
@@ -644,10 +688,14 @@ impl<'i> AtRuleParser<'i> for BodyParser<'_, '_, '_, '_> {
     }
 
     fn parse_block(&mut self, prelude: AtPrelude, start: &ParserState, input: &mut Parser<'i>) -> Result<(), ParseError<()>> {
-        let layer = match prelude {
-            AtPrelude::Conditional(true) => self.parser.layer,
+        let container = self.parser.container.clone();
+        let (layer, container) = match prelude {
+            AtPrelude::Conditional(true) => (self.parser.layer, container),
             AtPrelude::Layer(names) if names.len() <= 1 => {
-                Some(self.parser.sheets.layers.declare(self.parser.layer, names.first().map(Vec::as_slice)))
+                (Some(self.parser.sheets.layers.declare(self.parser.layer, names.first().map(Vec::as_slice))), container)
+            }
+            AtPrelude::Container(name, query) => {
+                (self.parser.layer, Some(Arc::new(ContainerRule { name, query, outer: container })))
             }
             _ => return Ok(()),
         };
@@ -655,7 +703,7 @@ impl<'i> AtRuleParser<'i> for BodyParser<'_, '_, '_, '_> {
         // the parent's selectors, in their own rule after it; rules nested
         // in it are nested in the parent.
         let selectors = self.selectors.clone();
-        let mut parent = self.nested(None, layer);
+        let mut parent = self.nested(None, layer, container);
         QualifiedRuleParser::parse_block(&mut parent, selectors, start, input)
     }
 }
@@ -671,8 +719,8 @@ impl<'i> QualifiedRuleParser<'i> for BodyParser<'_, '_, '_, '_> {
     }
 
     fn parse_block(&mut self, selectors: Selectors, start: &ParserState, input: &mut Parser<'i>) -> Result<(), ParseError<()>> {
-        let layer = self.parser.layer;
-        let mut nested = self.nested(Some(self.selectors.clone()), layer);
+        let (layer, container) = (self.parser.layer, self.parser.container.clone());
+        let mut nested = self.nested(Some(self.selectors.clone()), layer, container);
         QualifiedRuleParser::parse_block(&mut nested, selectors, start, input)
     }
 }
@@ -719,7 +767,7 @@ mod tests {
              @layer base { .d { display: none } } @container (width > 1px) { .e { display: none } }",
         );
         let names: Vec<_> = got.iter().map(|(s, _)| s.as_str()).collect();
-        assert_eq!(names, [".b", ".c", ".d"]);
+        assert_eq!(names, [".b", ".c", ".d", ".e"]);
     }
 
     #[test]

@@ -363,6 +363,23 @@ pub(crate) enum Decl {
     /// A declaration of a property whittle computes whose value has
     /// `var()`: read once the element's custom properties are known.
     Pending(std::sync::Arc<Unparsed>),
+    /// `container-type`.
+    ContainerType(ContainerType),
+    /// `container-name` (empty: `none`).
+    ContainerName(std::sync::Arc<[Box<str>]>),
+}
+
+/// `container-type`: which sizes of the element its descendants'
+/// `@container` rules can query.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ContainerType {
+    /// Not a size container.
+    #[default]
+    Normal,
+    /// Its width.
+    InlineSize,
+    /// Its width and height.
+    Size,
 }
 
 /// A declaration kept as written: its property name and value text.
@@ -377,6 +394,9 @@ pub(crate) struct Unparsed {
 /// value it cannot read (such as `var()`), which a browser would also drop
 /// or which cannot change what whittle shows.
 pub(crate) fn parse_declaration(name: &str, input: &mut Parser<'_>, out: &mut Vec<Decl>) -> Option<()> {
+    if name.len() >= 9 && name[..9].eq_ignore_ascii_case("container") {
+        return container(&name[9..], input, out);
+    }
     if name.eq_ignore_ascii_case("all") {
         let wide = input.try_parse(parse_wide).ok()?;
         out.extend(Property::ALL.iter().map(|&p| Decl::Wide(p, wide)));
@@ -490,6 +510,44 @@ pub(crate) fn parse_declaration(name: &str, input: &mut Parser<'_>, out: &mut Ve
     input.expect_exhausted().ok()?;
     out.push(decl);
     Some(())
+}
+
+/// `container-type`, `container-name` and the `container` shorthand
+/// (`name… [/ type]`), by the part of the name after `container`.
+fn container(rest: &str, input: &mut Parser<'_>, out: &mut Vec<Decl>) -> Option<()> {
+    let kind = |input: &mut Parser<'_>| {
+        keyword(input, |k| match k {
+            "normal" | "scroll-state" => Some(ContainerType::Normal),
+            "inline-size" => Some(ContainerType::InlineSize),
+            "size" => Some(ContainerType::Size),
+            _ => None,
+        })
+    };
+    let names = |input: &mut Parser<'_>| -> Option<std::sync::Arc<[Box<str>]>> {
+        if input.try_parse(|i| i.expect_ident_matching("none")).is_ok() {
+            return Some(std::sync::Arc::from(Vec::new()));
+        }
+        let mut names = Vec::new();
+        while let Ok(name) = input.try_parse(|i| i.expect_ident().cloned()) {
+            if ["and", "or", "not", "none"].iter().any(|k| name.eq_ignore_ascii_case(k)) {
+                return None;
+            }
+            names.push(Box::<str>::from(name.as_ref()));
+        }
+        (!names.is_empty()).then(|| names.into())
+    };
+    if rest.eq_ignore_ascii_case("-type") {
+        out.push(Decl::ContainerType(kind(input)?));
+    } else if rest.eq_ignore_ascii_case("-name") {
+        out.push(Decl::ContainerName(names(input)?));
+    } else if rest.is_empty() {
+        out.push(Decl::ContainerName(names(input)?));
+        let t = if input.try_parse(|i| i.expect_delim('/')).is_ok() { kind(input)? } else { ContainerType::Normal };
+        out.push(Decl::ContainerType(t));
+    } else {
+        return None;
+    }
+    input.expect_exhausted().ok()
 }
 
 /// The property for a declaration name; `Some(None)` is the `overflow`

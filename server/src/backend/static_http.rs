@@ -20,7 +20,7 @@ use whittle_engine::act::{self, Click, Method, Submission};
 use whittle_engine::ChosenFile;
 use whittle_engine::{
     CascadeOptions, Document, DocumentId, LayoutOptions, NodeId, ParseOptions, RefTable, Viewport,
-    build_tree, cascade, compute_layout, compute_semantics, linked_stylesheet_urls, parse,
+    build_tree, compute_semantics, linked_stylesheet_urls, parse, style_and_layout,
 };
 
 use super::auto::AutoPage;
@@ -258,8 +258,7 @@ impl StaticPage {
         current.state = blocking(|| match state {
             State::Dirty(document) => {
                 let document = *document;
-                let mut styles = cascade(&document, options);
-                let layout = compute_layout(&document, &styles, &LayoutOptions { scroll_y });
+                let (mut styles, layout) = style_and_layout(&document, options, &LayoutOptions { scroll_y });
                 styles.conceal(&document, &layout);
                 let semantics = compute_semantics(&document, &styles);
                 let tree = build_tree(&document, &styles, &semantics, refs);
