@@ -36,6 +36,12 @@ pub fn layout_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("layout")
 }
 
+/// The conformance pages: one CSS or HTML construct per element, with
+/// Chromium's verdicts beside each page.
+pub fn conformance_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("conformance")
+}
+
 /// The shared corpus, if it is there.
 pub fn shared_dir() -> Option<PathBuf> {
     let dir = match std::env::var_os(SHARED_ENV) {

@@ -297,16 +297,30 @@ pub(crate) fn supports_function(input: &mut Parser<'_>) -> bool {
     declaration_supported(input)
 }
 
-/// `property: value`: assumed supported when well-formed (whittle cannot
-/// know every property a browser knows).
+/// `property: value`: supported when Chromium knows the property (see
+/// `known.rs`) and, for `display` and `position`, whose values whittle
+/// knows them all, when the value is one of them.
 fn declaration_supported(input: &mut Parser<'_>) -> bool {
-    input.expect_ident().is_ok() && input.expect_colon().is_ok() && {
-        let mut any = false;
-        while input.next().is_ok() {
-            any = true;
-        }
-        any
+    let Ok(name) = input.expect_ident().map(|n| n.to_ascii_lowercase()) else { return false };
+    if input.expect_colon().is_err() {
+        return false;
     }
+    let start = input.position();
+    while input.next().is_ok() {}
+    let value = input.slice_from(start).trim();
+    if value.is_empty() {
+        return false;
+    }
+    if name.starts_with("--") {
+        return true;
+    }
+    if super::known::PROPERTIES.binary_search(&name.as_str()).is_err() {
+        return false;
+    }
+    if (name == "display" || name == "position") && !super::sheet::has_var(value) {
+        return super::sheet::parse_substituted(&name, value, &mut Vec::new());
+    }
+    true
 }
 
 fn supports_condition(input: &mut Parser<'_>) -> Option<bool> {

@@ -18,6 +18,7 @@ pub mod paint;
 mod computed;
 mod custom;
 mod index;
+mod known;
 mod media;
 pub(crate) mod select;
 mod sheet;

@@ -213,7 +213,7 @@ impl<'i> selectors::parser::Parser<'i> for SelectorParser {
     }
 
     fn parse_non_ts_pseudo_class(&self, name: &str) -> Result<PseudoClass, ParseError<Self::Error>> {
-        Ok(pseudo_class(name))
+        pseudo_class(name)
     }
 
     fn parse_non_ts_functional_pseudo_class(
@@ -230,13 +230,22 @@ impl<'i> selectors::parser::Parser<'i> for SelectorParser {
             let dir = parser.expect_ident()?.clone();
             return Ok(PseudoClass::Dir(dir.eq_ignore_ascii_case("rtl")));
         }
-        // Unknown functional pseudo-classes: consume the arguments and never
-        // match, like a browser that knows the name but not the state.
+        // Other functional pseudo-classes a browser knows: the arguments
+        // are consumed and the state never holds on a page at rest. One a
+        // browser does not know makes the selector invalid.
+        if !known_pseudo_class(name) {
+            return Err(ParseError::custom(SelectorParseErrorKind::UnsupportedPseudoClassOrElement));
+        }
         while parser.next().is_ok() {}
         Ok(PseudoClass::Never(format!(":{name}()").into()))
     }
 
     fn parse_pseudo_element(&self, name: &str) -> Result<PseudoElement, ParseError<Self::Error>> {
+        // Other engines' pseudo-elements make a selector invalid in
+        // Chromium (`::selection, ::-moz-selection` is a rule it drops).
+        if ["-moz-", "-ms-", "-o-"].iter().any(|p| name.len() > p.len() && name[..p.len()].eq_ignore_ascii_case(p)) {
+            return Err(ParseError::custom(SelectorParseErrorKind::UnsupportedPseudoClassOrElement));
+        }
         Ok(if name.eq_ignore_ascii_case("before") {
             PseudoElement::Before
         } else if name.eq_ignore_ascii_case("after") {
@@ -256,9 +265,17 @@ impl<'i> selectors::parser::Parser<'i> for SelectorParser {
     }
 }
 
-fn pseudo_class(name: &str) -> PseudoClass {
+/// Whether Chromium knows a pseudo-class (see `known.rs`).
+fn known_pseudo_class(name: &str) -> bool {
+    super::known::PSEUDO_CLASSES.binary_search(&name.to_ascii_lowercase().as_str()).is_ok()
+}
+
+/// A pseudo-class whittle evaluates; one a browser knows but that never
+/// holds on a page at rest is `Never`; an unknown one is an error (the
+/// selector list is invalid, as in a browser).
+fn pseudo_class(name: &str) -> Result<PseudoClass, ParseError<SelectorParseErrorKind>> {
     let lower = name.to_ascii_lowercase();
-    match lower.as_str() {
+    Ok(match lower.as_str() {
         "link" => PseudoClass::Link,
         "any-link" | "-webkit-any-link" => PseudoClass::AnyLink,
         "checked" => PseudoClass::Checked,
@@ -273,8 +290,9 @@ fn pseudo_class(name: &str) -> PseudoClass {
         "default" => PseudoClass::Default,
         "defined" => PseudoClass::Defined,
         "open" => PseudoClass::Open,
-        _ => PseudoClass::Never(format!(":{lower}").into()),
-    }
+        _ if known_pseudo_class(&lower) => PseudoClass::Never(format!(":{lower}").into()),
+        _ => return Err(ParseError::custom(SelectorParseErrorKind::UnsupportedPseudoClassOrElement)),
+    })
 }
 
 /// A parsed selector list.

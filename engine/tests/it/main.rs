@@ -14,6 +14,7 @@
 //!   against tiktoken, protected and unfolded refs, modes.
 
 mod act;
+mod conformance;
 mod corpus;
 mod diff;
 mod digest;
