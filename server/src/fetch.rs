@@ -536,6 +536,12 @@ impl Fetcher {
         if !(200..300).contains(&response.status) {
             return Err(format!("stylesheet skipped: {} answered HTTP {}", redact(&url), response.status));
         }
+        // A browser applies only what is served as CSS (strict MIME
+        // checking); a sheet with no type is read.
+        let mime = response.content_type.as_deref().and_then(|t| t.split(';').next()).map(|m| m.trim().to_ascii_lowercase());
+        if let Some(mime) = mime.filter(|m| !m.is_empty() && m != "text/css") {
+            return Err(format!("stylesheet skipped: {} is {mime}, not CSS", redact(&url)));
+        }
         let text = decode_css(&response.bytes, response.charset.as_deref());
         if keepable(&response.headers) {
             self.sheets.lock().unwrap_or_else(|e| e.into_inner()).put(&url, Arc::from(text.as_str()));

@@ -15,7 +15,7 @@ use url::Url;
 use whittle_engine::diff::{Diff, EditOp};
 use whittle_engine::fold::{FoldOptions, MIN_BUDGET, Mode};
 use whittle_engine::{
-    CascadeOptions, Observation, RefTable, SnapshotOptions, StylesheetText, cascade, compact_url, parse, snapshot,
+    CascadeOptions, Observation, RefTable, SnapshotOptions, StylesheetText, compact_url, parse, snapshot,
     snapshot_document,
 };
 
@@ -57,15 +57,20 @@ pub fn tree_builder_check(data: &[u8]) -> Result<(), String> {
     }
 }
 
-/// `cascade`: any stylesheet against a fixed page never panics.
+/// `cascade`: any stylesheet against a fixed page never panics, cascade
+/// and layout together (so `@container` queries run both passes). The
+/// sheet is linked, and importable from itself and under a second name
+/// (`@import "b.css"`), so imports, their cycles and layers run too.
 pub fn cascade_check(data: &[u8]) -> Result<(), String> {
-    const PAGE: &[u8] = br#"<!doctype html><title>t</title><nav class=a id=n><a href=/>x</a></nav>
-<main><h1 class="b c">h</h1><ul><li>1<li class=d>2</ul><form><input id=i required><select><option>o</select></form>
+    const PAGE: &[u8] = br#"<!doctype html><title>t</title><link rel=stylesheet href=a.css><nav class=a id=n><a href=/>x</a></nav>
+<main style="container-type:inline-size"><h1 class="b c">h</h1><ul><li>1<li class=d>2</ul><form><input id=i required><select><option>o</select></form>
 <details><summary>s</summary><p>p</p></details><table><tr><td>c</table></main>"#;
-    let doc = parse(PAGE, &Default::default());
+    let url = url::Url::parse("https://x.test/").ok();
+    let doc = parse(PAGE, &whittle_engine::ParseOptions { url, ..Default::default() });
     let css = String::from_utf8_lossy(data).into_owned();
-    let options = CascadeOptions { stylesheets: vec![StylesheetText { url: None, text: css }], ..Default::default() };
-    let styles = cascade(&doc, &options);
+    let sheet = |name: &str| StylesheetText { url: Some(format!("https://x.test/{name}")), text: css.clone() };
+    let options = CascadeOptions { stylesheets: vec![sheet("a.css"), sheet("b.css")], ..Default::default() };
+    let (styles, _) = whittle_engine::style_and_layout(&doc, &options, &Default::default());
     let _ = styles.dump(&doc);
     Ok(())
 }

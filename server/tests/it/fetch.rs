@@ -320,7 +320,13 @@ async fn stylesheets_come_in_parallel_bounded_in_order_and_failures_are_notes() 
 #[tokio::test]
 async fn imported_stylesheets_are_fetched_level_by_level_once_and_kept_for_the_session() {
     let server = Server::start(|seen| match seen.path.as_str() {
-        "/css/theme.css" => Reply::page(200, "text/css", b"@import 'base.css'; @import url(/print.css) print; @import '/theme.css';"),
+        "/css/theme.css" => Reply::page(
+            200,
+            "text/css",
+            b"@import 'base.css'; @import url(/print.css) print; @import '/theme.css'; @import 'pic.png'; @import 'huge.css';",
+        ),
+        "/css/pic.png" => Reply::page(200, "image/png", b"\x89PNG"),
+        "/css/huge.css" => Reply::page(200, "text/css", &vec![b'a'; 5 * 1024 * 1024]),
         "/css/base.css" => Reply::page(200, "text/css", b"@import url('../css/theme.css'); a.headerlink { visibility: hidden }"),
         "/theme.css" => Reply::page(200, "text/css", b"p { color: red }").header("cache-control", "no-store"),
         path => Reply::page(404, "text/plain", path.as_bytes()),
@@ -331,14 +337,24 @@ async fn imported_stylesheets_are_fetched_level_by_level_once_and_kept_for_the_s
     let (sheets, problems) = f.fetch_stylesheets(&urls, &Default::default()).await;
     let got: Vec<&str> = sheets.iter().filter_map(|s| s.url.as_deref()).collect();
     assert_eq!(got, [server.url("/css/theme.css").as_str(), server.url("/css/base.css").as_str(), server.url("/theme.css").as_str()]);
-    assert!(problems.is_empty(), "{problems:?}");
+    // What is not CSS, and what is too big, are notes.
+    assert_eq!(problems.len(), 2, "{problems:?}");
+    assert_eq!(problems[0], format!("stylesheet skipped: {} is image/png, not CSS", server.url("/css/pic.png")));
+    assert!(problems[1].contains("huge.css") && problems[1].contains("larger than"), "{problems:?}");
     // The cycle back to theme.css and the print-only import are not fetched.
-    assert_eq!(server.paths(), ["/css/theme.css", "/css/base.css", "/theme.css"]);
+    let fetched = ["/css/theme.css", "/css/base.css", "/theme.css", "/css/pic.png", "/css/huge.css"];
+    let mut paths = server.paths();
+    paths.sort();
+    let mut want = fetched.to_vec();
+    want.sort();
+    assert_eq!(paths, want);
     // The next page of the session takes the kept sheets; a sheet marked
-    // no-store is fetched again.
+    // no-store is fetched again (and the failed ones are tried again).
     let (again, _) = f.fetch_stylesheets(&urls, &Default::default()).await;
     assert_eq!(again.len(), 3);
-    assert_eq!(server.paths(), ["/css/theme.css", "/css/base.css", "/theme.css", "/theme.css"]);
+    let paths = server.paths();
+    assert_eq!(paths.len(), fetched.len() + 3, "{paths:?}");
+    assert!(!paths[fetched.len()..].contains(&"/css/theme.css".to_owned()) && paths[fetched.len()..].contains(&"/theme.css".to_owned()));
 }
 
 #[tokio::test]
