@@ -462,11 +462,20 @@ pub enum Hostile {
     SvgStyles,
     /// An `<html>` start tag repeated with `n` attributes each.
     HtmlAttributes,
+    /// `div:has(.nope)` over `n` nested divs: every anchor looks at its
+    /// whole subtree.
+    HasDescendant,
+    /// `div:has(~ .nope)` over `n` sibling divs: every anchor looks at
+    /// every later sibling.
+    HasSiblings,
+    /// A chain of `n` custom properties, each `var()` of the next, on the
+    /// root, used by `n` elements.
+    VarChain,
 }
 
 impl Hostile {
     /// Every pattern.
-    pub const ALL: [Hostile; 14] = [
+    pub const ALL: [Hostile; 17] = [
         Hostile::DuplicateClasses,
         Hostile::SiblingCombinator,
         Hostile::NestedIs,
@@ -481,6 +490,9 @@ impl Hostile {
         Hostile::DeepSvg,
         Hostile::SvgStyles,
         Hostile::HtmlAttributes,
+        Hostile::HasDescendant,
+        Hostile::HasSiblings,
+        Hostile::VarChain,
     ];
 }
 
@@ -524,6 +536,12 @@ pub fn hostile_page(kind: Hostile, n: usize) -> String {
         Hostile::HtmlAttributes => {
             let attrs = |p: &str| (0..n).map(|i| format!(" {p}{i}=v")).collect::<String>();
             format!("<html{}><html{}><p>x", attrs("a"), attrs("b"))
+        }
+        Hostile::HasDescendant => format!("<style>div:has(.nope){{display:none}}</style>{}x", "<div>".repeat(n)),
+        Hostile::HasSiblings => format!("<style>div:has(~ .nope){{display:none}}</style>{}", "<div>a</div>".repeat(n)),
+        Hostile::VarChain => {
+            let chain: String = (0..n).map(|i| format!("--v{i}:var(--v{});", i + 1)).collect();
+            format!("<style>:root{{{chain}--v{n}:none}} p{{display:var(--v0)}}</style>{}", "<p>x".repeat(n))
         }
     }
 }

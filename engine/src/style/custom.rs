@@ -156,7 +156,7 @@ impl Resolver<'_, '_> {
         let value = match wide_keyword(raw) {
             Some(Keyword::Initial) => None,
             Some(Keyword::Inherit) => Customs::get(self.parent, &self.declared[i].name),
-            None if !raw.as_bytes().windows(4).any(|w| w.eq_ignore_ascii_case(b"var(")) => Some(Arc::from(raw)),
+            None if !super::sheet::has_var(raw) => Some(Arc::from(raw)),
             None => {
                 let mut out = String::new();
                 let mut too_long = false;

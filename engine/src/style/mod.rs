@@ -1382,6 +1382,16 @@ mod tests {
     }
 
     #[test]
+    fn has_inside_has_is_invalid_and_dropped() {
+        let (doc, s) = styled(
+            "<style>div:has(:has(.x)) { display: none } div:is(:has(> .x)) { visibility: hidden }</style>
+             <div id=a><p><b class=x>x</b></p></div><div id=b><b class=x>x</b></div>",
+        );
+        assert!(s.is_visible(by_id(&doc, "a")), ":has() nested in :has() is not a selector");
+        assert_eq!(s.get(by_id(&doc, "b")).visibility, Visibility::Hidden);
+    }
+
+    #[test]
     fn has_on_a_big_page_is_one_walk_not_a_cut() {
         // `body:has(...)` looks at every element once: more than one
         // element's own budget, well within the document's.

@@ -398,7 +398,8 @@ pub(crate) fn parse_substituted(name: &str, text: &str, out: &mut Vec<Decl>) -> 
 /// Whether a value's text has a `var(` (a false match only costs a
 /// substitution that changes nothing).
 pub(crate) fn has_var(value: &str) -> bool {
-    value.as_bytes().windows(4).any(|w| w.eq_ignore_ascii_case(b"var("))
+    let b = value.as_bytes();
+    memchr::memchr_iter(b'(', b).any(|i| i >= 3 && b[i - 3..i].eq_ignore_ascii_case(b"var"))
 }
 
 /// Whether whittle computes the property `name` (it reads `unset` there).
