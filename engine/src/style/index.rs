@@ -146,8 +146,6 @@ pub(crate) struct Rules {
     pub(crate) unlayered: u32,
     /// Whether a rule is inside an `@container` size query.
     pub(crate) size_queries: bool,
-    /// Whether a rule is inside an `@container style()` query.
-    pub(crate) style_queries: bool,
     next_order: u32,
 }
 
@@ -175,15 +173,8 @@ impl Rules {
                     continue;
                 }
                 self.has_relative |= uses_has(selector);
-                let mut container = rule.container.as_deref();
-                while let Some(c) = container {
-                    if c.is_style_query() {
-                        self.style_queries = true;
-                    } else {
-                        self.size_queries = true;
-                    }
-                    container = c.outer.as_deref();
-                }
+                self.size_queries |=
+                    std::iter::successors(rule.container.as_deref(), |c| c.outer.as_deref()).any(|c| !c.is_style_query());
                 let (target, bucket) = classify(selector, quirks);
                 let index = match target {
                     Some(Target::Element) => &mut self.element,
