@@ -486,8 +486,8 @@ impl<'a> ElementRef<'a> {
         self.state.step().then_some(ElementRef { doc: self.doc, id, state: self.state })
     }
 
-    /// A child or a following sibling, if the document's step budget
-    /// allows the step (see [`ElementRef::next_sibling_element`]).
+    /// A child, if the document's step budget allows the step (see
+    /// [`ElementRef::next_sibling_element`]).
     fn wrap_forward(&self, id: Option<NodeId>) -> Option<ElementRef<'a>> {
         let id = id?;
         self.state.step_document().then_some(ElementRef { doc: self.doc, id, state: self.state })
@@ -592,7 +592,7 @@ impl selectors::Element for ElementRef<'_> {
     }
 
     fn prev_sibling_element(&self) -> Option<Self> {
-        self.sibling_element(Document::prev_sibling)
+        self.sibling_element(Document::prev_sibling, MatchState::step)
     }
 
     fn next_sibling_element(&self) -> Option<Self> {
@@ -600,17 +600,7 @@ impl selectors::Element for ElementRef<'_> {
         // `:nth-last-*`): charged to the document's budget only, so that
         // `body:has(dialog[open])` on a page of 50,000 elements is one
         // full walk, not a cut.
-        let mut s = self.doc.next_sibling(self.id);
-        while let Some(id) = s {
-            if self.doc.element(id).is_some() {
-                return self.wrap_forward(Some(id));
-            }
-            if !self.state.step_document() {
-                return None;
-            }
-            s = self.doc.next_sibling(id);
-        }
-        None
+        self.sibling_element(Document::next_sibling, MatchState::step_document)
     }
 
     fn first_element_child(&self) -> Option<Self> {
@@ -768,15 +758,15 @@ impl selectors::Element for ElementRef<'_> {
 
 impl ElementRef<'_> {
     /// The nearest element sibling in one direction, each node passed
-    /// charged to the step budget.
-    fn sibling_element(&self, next: fn(&Document, NodeId) -> Option<NodeId>) -> Option<Self> {
+    /// charged to the budget `step` takes from.
+    fn sibling_element(&self, next: fn(&Document, NodeId) -> Option<NodeId>, step: fn(&MatchState) -> bool) -> Option<Self> {
         let mut s = next(self.doc, self.id);
         while let Some(id) = s {
-            if self.doc.element(id).is_some() {
-                return self.wrap(Some(id));
-            }
-            if !self.state.step() {
+            if !step(self.state) {
                 return None;
+            }
+            if self.doc.element(id).is_some() {
+                return Some(ElementRef { doc: self.doc, id, state: self.state });
             }
             s = next(self.doc, id);
         }
