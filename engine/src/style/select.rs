@@ -243,7 +243,8 @@ impl<'i> selectors::parser::Parser<'i> for SelectorParser {
     fn parse_pseudo_element(&self, name: &str) -> Result<PseudoElement, ParseError<Self::Error>> {
         // Other engines' pseudo-elements make a selector invalid in
         // Chromium (`::selection, ::-moz-selection` is a rule it drops).
-        if ["-moz-", "-ms-", "-o-"].iter().any(|p| name.len() > p.len() && name[..p.len()].eq_ignore_ascii_case(p)) {
+        let bytes = name.as_bytes();
+        if ["-moz-", "-ms-", "-o-"].iter().any(|p| bytes.len() > p.len() && bytes[..p.len()].eq_ignore_ascii_case(p.as_bytes())) {
             return Err(ParseError::custom(SelectorParseErrorKind::UnsupportedPseudoClassOrElement));
         }
         Ok(if name.eq_ignore_ascii_case("before") {

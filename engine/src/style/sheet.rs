@@ -65,7 +65,7 @@ impl ContainerRule {
     /// Whether the condition asks about custom properties
     /// (`style(--x: y)`), not sizes.
     pub(crate) fn is_style_query(&self) -> bool {
-        self.query.len() >= 6 && self.query[..6].eq_ignore_ascii_case("style(")
+        self.query.as_bytes().get(..6).is_some_and(|b| b.eq_ignore_ascii_case(b"style("))
     }
 }
 

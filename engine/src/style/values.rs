@@ -394,7 +394,8 @@ pub(crate) struct Unparsed {
 /// value it cannot read (such as `var()`), which a browser would also drop
 /// or which cannot change what whittle shows.
 pub(crate) fn parse_declaration(name: &str, input: &mut Parser<'_>, out: &mut Vec<Decl>) -> Option<()> {
-    if name.len() >= 9 && name[..9].eq_ignore_ascii_case("container") {
+    // (Compared as bytes: a page's property name may be any text.)
+    if name.as_bytes().get(..9).is_some_and(|b| b.eq_ignore_ascii_case(b"container")) {
         return container(&name[9..], input, out);
     }
     if name.eq_ignore_ascii_case("all") {
