@@ -1,4 +1,5 @@
-//! Any stylesheet against a fixed page: the cascade never panics.
+//! Any stylesheet, linked from a fixed page and importable from itself:
+//! cascade and layout never panic.
 //!
 //! The check is `whittle_benches::fuzz_checks`'s, shared with the
 //! regression test that replays `corpus/fuzz-regressions/cascade/`.
