@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use cssparser::{ParseError, Parser, Token};
 
-use super::values::Unparsed;
+use super::values::{Unparsed, Wide, parse_wide};
 
 /// How deep `var()` references may chain on one element.
 pub(crate) const MAX_DEPTH: usize = 64;
@@ -153,11 +153,12 @@ impl Resolver<'_, '_> {
         self.state[i] = State::Busy;
         self.stack.push(i);
         let raw: &str = &self.declared[i].value;
-        let value = match wide_keyword(raw) {
-            Some(Keyword::Initial) => None,
-            Some(Keyword::Inherit) => Customs::get(self.parent, &self.declared[i].name),
-            None if !super::sheet::has_var(raw) => Some(Arc::from(raw)),
-            None => {
+        let value = match parse_wide(&mut Parser::new(raw.trim())) {
+            Ok(Wide::Initial) => None,
+            // Custom properties inherit: unset and revert are inherit.
+            Ok(_) => Customs::get(self.parent, &self.declared[i].name),
+            Err(_) if !super::sheet::has_var(raw) => Some(Arc::from(raw)),
+            Err(_) => {
                 let mut out = String::new();
                 let mut too_long = false;
                 let ok = substitute(raw, &mut |n| self.get(n), &mut out, &mut too_long);
@@ -170,24 +171,6 @@ impl Resolver<'_, '_> {
         self.stack.pop();
         self.state[i] = State::Done;
         self.values[i] = if self.cyclic[i] { None } else { value };
-    }
-}
-
-enum Keyword {
-    Initial,
-    Inherit,
-}
-
-/// A CSS-wide keyword as a custom property's whole value.
-fn wide_keyword(raw: &str) -> Option<Keyword> {
-    let raw = raw.trim();
-    if raw.eq_ignore_ascii_case("initial") {
-        Some(Keyword::Initial)
-    } else if ["inherit", "unset", "revert", "revert-layer"].iter().any(|k| raw.eq_ignore_ascii_case(k)) {
-        // Custom properties inherit: unset and revert are inherit.
-        Some(Keyword::Inherit)
-    } else {
-        None
     }
 }
 

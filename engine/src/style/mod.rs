@@ -460,8 +460,7 @@ pub fn linked_stylesheet_urls(doc: &Document, options: &CascadeOptions) -> Vec<u
             continue;
         }
         if is_style_element(e) {
-            let text = doc.children(id).filter_map(|c| doc.text(c)).collect::<String>();
-            urls.extend(imports_of(&text, doc.base_url(), &env));
+            urls.extend(imports_of(&style_text(doc, id), doc.base_url(), &env));
         } else if is_stylesheet_link(e)
             && let Some(url) = e.attr("href").and_then(|h| doc.resolve_url(h))
         {
@@ -482,6 +481,11 @@ pub fn stylesheet_imports(sheet: &StylesheetText, options: &CascadeOptions) -> V
 }
 
 pub use sheet::MAX_IMPORT_DEPTH;
+
+/// A `<style>`'s own text: its text children, not its descendants.
+fn style_text(doc: &Document, id: NodeId) -> String {
+    doc.children(id).filter_map(|c| doc.text(c)).collect()
+}
 
 /// Whether an element is a `<style>` sheet (HTML or SVG, type CSS).
 fn is_style_element(e: &Element) -> bool {
@@ -545,11 +549,7 @@ pub fn cascade_sized(doc: &Document, options: &CascadeOptions, container_sizes: 
     let mut parsed = Vec::new();
     for (at, source) in sources.iter().enumerate() {
         let sheet = match *source {
-            // A <style>'s own text: its text children, not its descendants.
-            SheetSource::Inline(id) => {
-                let text = doc.children(id).filter_map(|c| doc.text(c)).collect::<String>();
-                parse_sheet_in(&text, doc_base, &env, &mut sheets)
-            }
+            SheetSource::Inline(id) => parse_sheet_in(&style_text(doc, id), doc_base, &env, &mut sheets),
             SheetSource::Linked(i) if last_link.get(&i) == Some(&at) => {
                 let s = &options.stylesheets[i];
                 let base = s.url.as_deref().and_then(|u| url::Url::parse(u).ok());
@@ -943,14 +943,7 @@ impl Cascader<'_> {
             }
             let revert_to = if level == 0 || level == 3 { None } else { Some(&ua) };
             for decl in decls.iter() {
-                let expanded = if let Decl::Pending(u) = decl {
-                    substituted.clear();
-                    self.substitute(u, customs.as_ref(), &mut substituted);
-                    &substituted[..]
-                } else {
-                    std::slice::from_ref(decl)
-                };
-                for decl in expanded {
+                for decl in self.expand(decl, customs.as_ref(), &mut substituted) {
                     match decl {
                         Decl::ContainerType(t) => container_type = *t,
                         Decl::ContainerName(n) => container_names = Some(n.clone()),
@@ -1021,6 +1014,20 @@ impl Cascader<'_> {
         };
         self.customs[id.index()] = own.clone();
         own
+    }
+
+    /// The declarations `decl` stands for on an element with `customs`:
+    /// itself, or for a `var()` declaration what it substitutes to (kept in
+    /// `scratch`).
+    fn expand<'d>(&mut self, decl: &'d Decl, customs: Option<&Arc<Customs>>, scratch: &'d mut Vec<Decl>) -> &'d [Decl] {
+        match decl {
+            Decl::Pending(u) => {
+                scratch.clear();
+                self.substitute(u, customs, scratch);
+                scratch
+            }
+            _ => std::slice::from_ref(decl),
+        }
     }
 
     /// The declarations a `var()` declaration gives on an element with
@@ -1168,14 +1175,7 @@ impl Cascader<'_> {
             let mut substituted = Vec::new();
             for (_, _, _, _, decls) in &matched {
                 for decl in decls.iter() {
-                    let expanded = if let Decl::Pending(u) = decl {
-                        substituted.clear();
-                        self.substitute(u, customs.as_ref(), &mut substituted);
-                        &substituted[..]
-                    } else {
-                        std::slice::from_ref(decl)
-                    };
-                    for decl in expanded {
+                    for decl in self.expand(decl, customs.as_ref(), &mut substituted) {
                         match decl {
                             Decl::Display(d) => display = *d,
                             Decl::Content(c) => content = c.clone(),

@@ -578,7 +578,7 @@ fn match_property(name: &str) -> Option<Option<Property>> {
     Some(Some(p))
 }
 
-fn parse_wide<'i>(input: &mut Parser<'i>) -> Result<Wide, cssparser::ParseError<()>> {
+pub(crate) fn parse_wide<'i>(input: &mut Parser<'i>) -> Result<Wide, cssparser::ParseError<()>> {
     let ident = input.expect_ident()?.clone();
     let wide = if ident.eq_ignore_ascii_case("inherit") {
         Wide::Inherit
