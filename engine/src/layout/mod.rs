@@ -226,7 +226,7 @@ pub fn style_and_layout(doc: &Document, cascade: &CascadeOptions, options: &Layo
             Some((id, (w, (kind == ContainerType::Size).then_some(h))))
         })
         .collect();
-    let styles = crate::style::cascade_sized(doc, cascade, Some(&sizes));
+    let styles = crate::style::cascade_sized(doc, cascade, &styles, &sizes);
     let layout = compute_layout(doc, &styles, options);
     (styles, layout)
 }

@@ -93,6 +93,7 @@ impl Styles {
             diagnostics,
             veil: None,
             size_containers: Vec::new(),
+            rules: None,
         }
     }
 }

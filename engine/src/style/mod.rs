@@ -262,6 +262,8 @@ pub struct Styles {
     veil: Option<Veil>,
     /// The size containers, when `@container` size queries ask about them.
     size_containers: Vec<(NodeId, ContainerType)>,
+    /// The rules read, kept when size queries need a second pass.
+    rules: Option<Arc<ReadRules>>,
 }
 
 impl Styles {
@@ -504,13 +506,36 @@ fn is_style_element(e: &Element) -> bool {
 /// assert_eq!(hidden, 2); // the first <p> and its text
 /// ```
 pub fn cascade(doc: &Document, options: &CascadeOptions) -> Styles {
-    cascade_sized(doc, options, None)
+    let rules = Arc::new(read_rules(doc, options));
+    run_cascade(doc, options, &rules, None)
 }
 
-/// [`cascade`] with `@container` size queries evaluated against
-/// `container_sizes` (found by laying out what [`cascade`] gave; see
-/// [`Styles::size_containers`]). Without sizes, size queries do not hold.
-pub fn cascade_sized(doc: &Document, options: &CascadeOptions, container_sizes: Option<&ContainerSizes>) -> Styles {
+/// The cascade again, `first` its result for the same document and
+/// options, with `@container` size queries evaluated against
+/// `container_sizes` (found by laying out `first`; see
+/// [`Styles::size_containers`]). The stylesheets `first` read are not read
+/// again.
+pub fn cascade_sized(doc: &Document, options: &CascadeOptions, first: &Styles, container_sizes: &ContainerSizes) -> Styles {
+    let rules = match &first.rules {
+        Some(rules) => Arc::clone(rules),
+        None => Arc::new(read_rules(doc, options)),
+    };
+    run_cascade(doc, options, &rules, Some(container_sizes))
+}
+
+/// The rules of every sheet of a document, filed, and what reading them
+/// noticed.
+#[derive(Debug)]
+struct ReadRules {
+    rules: Rules,
+    diagnostics: Vec<Diagnostic>,
+    /// Whether custom properties are tracked (see [`Cascader::customs`]).
+    uses_customs: bool,
+}
+
+/// Reads the UA sheet, the document's sheets and the caller's, and files
+/// their rules.
+fn read_rules(doc: &Document, options: &CascadeOptions) -> ReadRules {
     let env = options.media_env();
     let mut diagnostics = Vec::new();
     let mut rules = Rules::default();
@@ -604,6 +629,13 @@ pub fn cascade_sized(doc: &Document, options: &CascadeOptions, container_sizes: 
         ));
     }
 
+    ReadRules { rules, diagnostics, uses_customs }
+}
+
+/// Runs the cascade on rules [`read_rules`] filed.
+fn run_cascade(doc: &Document, options: &CascadeOptions, read: &Arc<ReadRules>, container_sizes: Option<&ContainerSizes>) -> Styles {
+    let env = options.media_env();
+    let ReadRules { rules, diagnostics, uses_customs } = &**read;
     let mut out = Styles {
         styles: vec![ComputedStyle::default(); doc.len()],
         flags: vec![NONE; doc.len()],
@@ -612,20 +644,21 @@ pub fn cascade_sized(doc: &Document, options: &CascadeOptions, container_sizes: 
         after: HashMap::new(),
         boxes: vec![None; doc.len()],
         viewport: options.viewport,
-        diagnostics,
+        diagnostics: diagnostics.clone(),
         veil: None,
         size_containers: Vec::new(),
+        rules: None,
     };
     let mut cascader = Cascader {
         doc,
-        rules: &rules,
+        rules,
         env: &env,
         scripting: options.scripting,
         matcher: Matcher::new(doc),
         root_font_size: 16.0,
         veil: None,
         has_script: None,
-        customs: if uses_customs { vec![None; doc.len()] } else { Vec::new() },
+        customs: if *uses_customs { vec![None; doc.len()] } else { Vec::new() },
         custom_cut: custom::Cut::default(),
         container_sizes,
         containers: HashMap::new(),
@@ -642,6 +675,10 @@ pub fn cascade_sized(doc: &Document, options: &CascadeOptions, container_sizes: 
             ));
         }
         out.size_containers = containers;
+        if !out.size_containers.is_empty() {
+            // Kept for the second pass (`cascade_sized`).
+            out.rules = Some(Arc::clone(read));
+        }
     }
     let custom::Cut { too_deep, too_long } = cascader.custom_cut;
     if too_deep + too_long > 0 {
