@@ -709,6 +709,8 @@ impl CdpPage {
         match to {
             Navigation::To(url) => {
                 self.check_place(&url)?;
+                // A refusal noted before this navigation is the old page's.
+                let _ = self.divert.take_refused();
                 let go = async move {
                     let params = NavigateParams::builder().url(url.as_str()).build().map_err(cdp_error)?;
                     let r = page.execute(params).await.map_err(cdp_error)?;
@@ -1314,7 +1316,11 @@ impl Page for CdpPage {
     }
 
     fn take_events(&mut self) -> Vec<String> {
-        std::mem::take(&mut *self.dialogs.lines.lock().unwrap_or_else(|e| e.into_inner()))
+        let mut lines = std::mem::take(&mut *self.dialogs.lines.lock().unwrap_or_else(|e| e.into_inner()));
+        if let Some(origin) = self.divert.take_refused() {
+            lines.push(format!("! the page tried to send the tab to {origin}, which the profile does not allow: the tab stayed on this page"));
+        }
+        lines
     }
 
     async fn navigate(&mut self, to: Navigation, confirm: bool) -> Result<Arrival, BrowseError> {
@@ -1784,6 +1790,9 @@ type Wants = Arc<dyn Fn(&Url) -> bool + Send + Sync>;
 struct DivertState {
     wants: Option<Wants>,
     taken: Option<Url>,
+    /// The origin of the last main-frame navigation the profile refused
+    /// (the page stayed where it was).
+    refused: Option<String>,
 }
 
 impl Divert {
@@ -1800,6 +1809,17 @@ impl Divert {
         s.taken = Some(url.clone());
         true
     }
+
+    /// Notes that a main-frame navigation to `url` was refused.
+    fn refuse(&self, url: Option<&Url>) {
+        let origin = url.map_or_else(|| "an address whittle cannot read".to_owned(), |u| u.origin().ascii_serialization());
+        self.lock().refused = Some(origin);
+    }
+
+    /// The origin of the main-frame navigation refused since last asked.
+    fn take_refused(&self) -> Option<String> {
+        self.lock().refused.take()
+    }
 }
 
 impl fmt::Debug for Divert {
@@ -1815,7 +1835,10 @@ impl fmt::Debug for Divert {
 /// - one `policy` refuses fails at once, as blocked by the client (URLs
 ///   that are not http(s) or ws(s), `data:` and `blob:`, load nothing from
 ///   the network and pass; Chromium does not pause WebSocket handshakes
-///   here, the socket guard checks those);
+///   here, the socket guard checks those); the main frame's next document
+///   the page asks for (a script, a refresh, a link) fails as aborted
+///   instead, so the page stays where it is rather than showing Chromium's
+///   error page, and `divert` notes it;
 /// - a GET of the main frame's next document that `divert` takes fails as
 ///   aborted: the page stays where it is, and the caller loads the URL;
 /// - the rest go on.
@@ -1841,8 +1864,15 @@ async fn intercept(page: &chromiumoxide::Page, policy: Option<Arc<NetPolicy>>, d
                 (Some(_), Ok(_)) => true,
                 (Some(_), Err(_)) => false,
             };
-            let navigation = ev.resource_type == ResourceType::Document && ev.frame_id.inner() == &main_frame && ev.request.method == "GET";
-            let reason = if !allowed {
+            let document = ev.resource_type == ResourceType::Document && ev.frame_id.inner() == &main_frame;
+            let navigation = document && ev.request.method == "GET";
+            // A redirect is the server's answer to a navigation already
+            // under way (whittle's own, or one the page started): it fails
+            // as blocked, and the navigation with it.
+            let reason = if !allowed && document && ev.redirected_request_id.is_none() {
+                divert.refuse(url.as_ref().ok());
+                Some(ErrorReason::Aborted)
+            } else if !allowed {
                 Some(ErrorReason::BlockedByClient)
             } else if navigation && url.as_ref().is_ok_and(|u| divert.take(u)) {
                 Some(ErrorReason::Aborted)
