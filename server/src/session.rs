@@ -1017,7 +1017,7 @@ impl Session {
             request
         };
         let shot = tab.page.screenshot(&request).await?;
-        let done = tokio::task::block_in_place(|| crate::picture::annotate(&shot.picture, &shot.marks, &shot.covers))
+        let done = tokio::task::block_in_place(|| crate::picture::annotate(&shot.picture, &shot.marks, &shot.covers, &shot.texts, shot.scale))
             .map_err(|e| BrowseError::new("internal", e))?;
         let marked: HashSet<u32> = done.marked.iter().copied().collect();
         let counters = &mut envelope.server.counters;

@@ -74,6 +74,8 @@ const LOAD_GRACE: Duration = Duration::from_secs(3);
 /// Device pixels per CSS pixel every page is emulated with: a picture
 /// has this many pixels per CSS pixel.
 const DEVICE_SCALE: f64 = 1.0;
+/// Text boxes a picture's labels keep off, at most.
+const MAX_TEXT_BOXES: usize = 6000;
 /// The tallest whole-page picture, in CSS px: longer pages are cut there.
 const MAX_PAGE_PICTURE: f64 = 16_384.0;
 
@@ -1184,8 +1186,10 @@ impl CdpPage {
             true => CaptureScreenshotParams::builder().format(CaptureScreenshotFormat::Png),
             false => CaptureScreenshotParams::builder().format(CaptureScreenshotFormat::Jpeg).quality(80),
         };
-        // The picture's top-left corner, in viewport coordinates.
+        // The picture's top-left corner, in viewport coordinates, and its
+        // size in CSS px (`None`: the viewport's).
         let mut origin = (0.0f32, 0.0f32);
+        let mut extent: Option<(f64, f64)> = None;
         if request.full_page && clip.is_none() {
             // The document from its top-left corner, as tall as it is (up
             // to MAX_PAGE_PICTURE CSS px).
@@ -1195,6 +1199,7 @@ impl CdpPage {
             let at = |i: usize| size.get(i).and_then(serde_json::Value::as_f64).unwrap_or(0.0);
             let (width, height) = (at(0).max(at(4)).max(1.0), at(1).clamp(1.0, MAX_PAGE_PICTURE));
             origin = (-at(2) as f32, -at(3) as f32);
+            extent = Some((width, height));
             params = params.clip(ClipViewport { x: 0.0, y: 0.0, width, height, scale: 1.0 }).capture_beyond_viewport(true);
         }
         if let Some(node) = clip {
@@ -1204,6 +1209,7 @@ impl CdpPage {
             let sx = scroll.get(0).and_then(serde_json::Value::as_f64).unwrap_or(0.0);
             let sy = scroll.get(1).and_then(serde_json::Value::as_f64).unwrap_or(0.0);
             origin = (r.x, r.y);
+            extent = Some((f64::from(r.width.max(1.0)), f64::from(r.height.max(1.0))));
             params = params
                 .clip(ClipViewport {
                     x: f64::from(r.x) + sx,
@@ -1250,13 +1256,41 @@ impl CdpPage {
                 }
             }
         }
+        let texts = self.text_boxes(origin, extent).await.into_iter().map(shift).collect();
         let shot = bounded(self.page.execute(params.build())).await?;
         use base64::Engine as _;
         let data: &str = shot.result.data.as_ref();
         let picture = base64::engine::general_purpose::STANDARD
             .decode(data)
             .map_err(|e| BrowseError::new("internal", format!("Chromium's screenshot could not be read: {e}")))?;
-        Ok(Shot { picture, marks: placed, covers: cover_rects, scale })
+        Ok(Shot { picture, marks: placed, covers: cover_rects, texts, scale })
+    }
+
+    /// The boxes of the page's visible text and form fields inside the
+    /// picture (top-left `origin`, `extent` CSS px, else the viewport), in
+    /// viewport coordinates: at most [`MAX_TEXT_BOXES`], from at most
+    /// 50,000 text nodes. None when the page does not answer.
+    async fn text_boxes(&self, origin: (f32, f32), extent: Option<(f64, f64)>) -> Vec<Rect> {
+        let (w, h) = extent.map_or(("innerWidth".to_owned(), "innerHeight".to_owned()), |(w, h)| (w.to_string(), h.to_string()));
+        let script = format!(
+            "(() => {{ const x0 = {x0}, y0 = {y0}, x1 = x0 + {w}, y1 = y0 + {h}, out = [], range = document.createRange();             const add = b => {{ if (b.width > 0 && b.height > 0 && b.right > x0 && b.left < x1 && b.bottom > y0 && b.top < y1 && out.length < {max})              out.push([b.x, b.y, b.width, b.height]); }};             const walk = document.createTreeWalker(document.body || document.documentElement, NodeFilter.SHOW_TEXT);             for (let n, seen = 0; (n = walk.nextNode()) && seen < 50000 && out.length < {max}; seen++) {{               if (!n.data.trim()) continue; range.selectNodeContents(n); for (const b of range.getClientRects()) add(b); }}             for (const e of document.querySelectorAll('input:not([type=hidden]), textarea, select')) add(e.getBoundingClientRect());             return out; }})()",
+            x0 = origin.0,
+            y0 = origin.1,
+            max = MAX_TEXT_BOXES,
+        );
+        let Ok(found) = self.eval_value(&script).await else { return Vec::new() };
+        found
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|r| {
+                let v: Vec<f32> = r.as_array()?.iter().filter_map(serde_json::Value::as_f64).map(|x| x as f32).collect();
+                match v[..] {
+                    [x, y, width, height] => Some(Rect { x, y, width, height }),
+                    _ => None,
+                }
+            })
+            .collect()
     }
 
     /// The element's border box in viewport coordinates (the bounds of

@@ -157,6 +157,9 @@ pub struct Shot {
     /// Rectangles to cover: the requested ones and every password field
     /// and frame the renderer found itself.
     pub covers: Vec<Rect>,
+    /// The boxes of the page's text in the picture, which labels keep
+    /// off (at most a few thousand).
+    pub texts: Vec<Rect>,
     /// Picture pixels per CSS pixel (marks and covers are in picture
     /// pixels already).
     pub scale: f32,
