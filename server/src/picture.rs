@@ -160,8 +160,8 @@ struct Grid {
 impl Grid {
     fn new(view: &Rect) -> Grid {
         let cell = 64.0;
-        let columns = ((view.width / cell).ceil() as usize).clamp(1, 1024);
-        let rows = ((view.height / cell).ceil() as usize).clamp(1, 1024);
+        let columns = ((view.width / cell).ceil() as usize).clamp(1, 256);
+        let rows = ((view.height / cell).ceil() as usize).clamp(1, 256);
         Grid { cell: (view.width / columns as f32).max(view.height / rows as f32).max(cell), columns, rows, cells: vec![Vec::new(); columns * rows] }
     }
 
