@@ -1246,17 +1246,17 @@ impl CdpPage {
                  .map(e => { const r = e.getBoundingClientRect(); return [r.x, r.y, r.width, r.height]; })",
             )
             .await?;
-        for r in found.as_array().into_iter().flatten() {
-            let v: Vec<f32> = r.as_array().into_iter().flatten().filter_map(serde_json::Value::as_f64).map(|x| x as f32).collect();
-            if let [x, y, width, height] = v[..] {
-                let r = shift(Rect { x, y, width, height });
-                let near = |a: &Rect| (a.x - r.x).abs() < 1.0 && (a.y - r.y).abs() < 1.0 && (a.width - r.width).abs() < 1.0;
-                if !cover_rects.iter().any(near) {
-                    cover_rects.push(r);
-                }
+        for r in rects(&found).into_iter().map(shift) {
+            let near = |a: &Rect| (a.x - r.x).abs() < 1.0 && (a.y - r.y).abs() < 1.0 && (a.width - r.width).abs() < 1.0;
+            if !cover_rects.iter().any(near) {
+                cover_rects.push(r);
             }
         }
-        let texts = self.text_boxes(origin, extent).await.into_iter().map(shift).collect();
+        // Labels keep off the page's text: only a picture with marks needs it.
+        let texts = match marks.is_empty() {
+            true => Vec::new(),
+            false => self.text_boxes(origin, extent).await.into_iter().map(shift).collect(),
+        };
         let shot = bounded(self.page.execute(params.build())).await?;
         use base64::Engine as _;
         let data: &str = shot.result.data.as_ref();
@@ -1278,19 +1278,7 @@ impl CdpPage {
             y0 = origin.1,
             max = MAX_TEXT_BOXES,
         );
-        let Ok(found) = self.eval_value(&script).await else { return Vec::new() };
-        found
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|r| {
-                let v: Vec<f32> = r.as_array()?.iter().filter_map(serde_json::Value::as_f64).map(|x| x as f32).collect();
-                match v[..] {
-                    [x, y, width, height] => Some(Rect { x, y, width, height }),
-                    _ => None,
-                }
-            })
-            .collect()
+        self.eval_value(&script).await.map_or_else(|_| Vec::new(), |found| rects(&found))
     }
 
     /// The element's border box in viewport coordinates (the bounds of
@@ -1790,6 +1778,23 @@ async fn leave(page: &chromiumoxide::Page, activity: &Activity) -> bool {
         return false;
     }
     activity.arrived(before.as_deref(), start, deadline).await == Outcome::Done && activity.load_fired(deadline).await == Outcome::Done
+}
+
+/// The rectangles of a script's `[[x, y, width, height], …]` (entries
+/// not of four numbers are passed over).
+fn rects(found: &serde_json::Value) -> Vec<Rect> {
+    let numbers = |r: &serde_json::Value| -> Vec<f32> {
+        r.as_array().into_iter().flatten().filter_map(serde_json::Value::as_f64).map(|x| x as f32).collect()
+    };
+    found
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|r| match numbers(r)[..] {
+            [x, y, width, height] => Some(Rect { x, y, width, height }),
+            _ => None,
+        })
+        .collect()
 }
 
 /// Whether the frame shows Chromium's error page.
