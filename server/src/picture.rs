@@ -3,10 +3,10 @@
 //! sensitive field and each frame, so no value of theirs leaves the
 //! machine as pixels either. Re-encoded as JPEG.
 //!
-//! Labels are white digits of Noto Sans Mono Bold (pre-rasterised by the
-//! `noto-sans-mono-bitmap` crate: no font is looked up at run time) on a
-//! solid badge with a thin white border, sized with the picture's pixels
-//! per CSS pixel. A badge goes outside its element's box — above its left
+//! Labels are white digits of Noto Sans Bold (the font shipped by the
+//! `notosans` crate, rasterised by `ab_glyph`: no font is looked up on
+//! the machine) on a solid badge with a thin white border, sized with the
+//! picture's pixels per CSS pixel. A badge goes outside its element's box — above its left
 //! corner, else to its left, below, to its right, above its right corner,
 //! and inside the corner only when the box has room — placed greedily in
 //! the order asked: never over another badge, not over the page's text
@@ -16,7 +16,6 @@
 //! the picture is left out (and so counted as truncated).
 
 use image::{ImageFormat, Rgb, RgbImage};
-use noto_sans_mono_bitmap::{get_raster, get_raster_width, FontWeight, RasterHeight};
 use whittle_engine::Rect;
 
 /// A box to mark with its ref, in picture coordinates.
@@ -29,7 +28,7 @@ pub struct Mark {
 }
 
 /// What [`annotate`] made.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Annotated {
     /// The JPEG.
     pub jpeg: Vec<u8>,
@@ -42,6 +41,12 @@ pub struct Annotated {
     /// Where each drawn mark's badge is (picture pixels), in the order of
     /// `marked`.
     pub badges: Vec<Rect>,
+    /// Each drawn mark's box as outlined (its element's box in the
+    /// picture), in the order of `marked`.
+    pub boxes: Vec<Rect>,
+    /// Badges that had to go over the page's text, every place off it
+    /// being taken or outside the picture.
+    pub over_text: u32,
     /// Rectangles covered.
     pub covered: u32,
 }
@@ -79,11 +84,13 @@ pub fn annotate(picture: &[u8], marks: &[Mark], covers: &[Rect], texts: &[Rect],
     }
     let mut badges_grid = Grid::new(&view);
     let mut placed = Vec::with_capacity(boxes.len());
+    let mut over_text = 0;
     for (number, b) in &boxes {
         let size = font.badge(*number);
-        if let Some(at) = place(b, size, &view, &texts_grid, &boxes_grid, &badges_grid) {
+        if let Some((at, on_text)) = place(b, size, &view, &texts_grid, &boxes_grid, &badges_grid) {
             badges_grid.insert(at);
             placed.push((*number, *b, at));
+            over_text += u32::from(on_text);
         }
     }
     // Outlines first, so no outline crosses a badge.
@@ -101,14 +108,17 @@ pub fn annotate(picture: &[u8], marks: &[Mark], covers: &[Rect], texts: &[Rect],
         height: h,
         marked: placed.iter().map(|p| p.0).collect(),
         badges: placed.iter().map(|p| p.2).collect(),
+        boxes: placed.iter().map(|p| p.1).collect(),
+        over_text,
         covered,
     })
 }
 
 /// Where the badge of `size` for box `b` goes: the first candidate inside
 /// the picture, off the element and off every badge, preferring one off
-/// the page's text, then one off the other marked boxes.
-fn place(b: &Rect, size: (f32, f32), view: &Rect, texts: &Grid, boxes: &Grid, badges: &Grid) -> Option<Rect> {
+/// the page's text, then one off the other marked boxes; and whether it
+/// is over text.
+fn place(b: &Rect, size: (f32, f32), view: &Rect, texts: &Grid, boxes: &Grid, badges: &Grid) -> Option<(Rect, bool)> {
     let (w, h) = size;
     let (vw, vh) = (view.width, view.height);
     if w > vw || h > vh {
@@ -146,7 +156,7 @@ fn place(b: &Rect, size: (f32, f32), view: &Rect, texts: &Grid, boxes: &Grid, ba
             best = Some((key, *r));
         }
     }
-    best.map(|(_, r)| r)
+    best.map(|((over_text, _, _), r)| (r, over_text))
 }
 
 /// A grid of rectangles, so a query looks at the few near it.
@@ -248,54 +258,81 @@ fn outline(img: &mut RgbImage, r: &Rect, line: u32) {
     }
 }
 
-/// The label font at one picture scale: a raster size and a whole-pixel
-/// magnification, with the badge's padding and lines.
+/// The labels' font size in CSS px: digits about 13 CSS px tall. At this
+/// size tesseract read back every label from 1 to 300 at 1×, 1.5×, 2× and
+/// 3×; at 16 px it lost a few (a lone 8, an 88).
+const LABEL_PX: f32 = 18.0;
+
+/// Noto Sans Bold, from the `notosans` crate: digits of a plain
+/// proportional sans (a zero without a dot, which OCR and people read as
+/// an eight), drawn at any size.
+static FACE: std::sync::LazyLock<Option<ab_glyph::FontRef<'static>>> =
+    std::sync::LazyLock::new(|| ab_glyph::FontRef::try_from_slice(notosans::BOLD_TTF).ok());
+
+/// The label font at one picture scale: the ten digits rasterised once,
+/// with the badge's padding and lines.
 struct Font {
-    height: RasterHeight,
-    /// Picture pixels per raster pixel.
-    zoom: u32,
-    /// The raster rows digits use (the rest of the cell is left out).
-    ink: (usize, usize),
+    /// Each digit's coverage (0–255), `height` rows of `advance` columns,
+    /// its top row at the digits' top.
+    digits: Vec<Vec<u8>>,
+    /// Picture pixels per digit, across.
+    advance: u32,
+    /// Picture pixels from the digits' top to their baseline.
+    height: u32,
     /// Badge padding, border and outline, in picture pixels.
     pad: u32,
     line: u32,
 }
 
 impl Font {
-    /// The font whose cell is nearest 16 CSS px at `scale` picture pixels
-    /// per CSS pixel (digits about 11 CSS px tall).
+    /// Digits of Noto Sans Bold at [`LABEL_PX`] CSS px at `scale` picture
+    /// pixels per CSS pixel.
     fn for_scale(scale: f32) -> Font {
+        use ab_glyph::{Font as _, ScaleFont as _};
         let scale = if scale.is_finite() { scale.clamp(0.5, 8.0) } else { 1.0 };
-        let want = 16.0 * scale;
-        let sizes = [RasterHeight::Size16, RasterHeight::Size20, RasterHeight::Size24, RasterHeight::Size32];
-        let mut best = (RasterHeight::Size16, 1u32, f32::MAX);
-        for zoom in 1..=4u32 {
-            for &size in &sizes {
-                let off = ((size.val() as u32 * zoom) as f32 - want).abs();
-                if off < best.2 {
-                    best = (size, zoom, off);
-                }
-            }
-        }
-        let (height, zoom, _) = best;
-        let ink = (b'0'..=b'9')
-            .filter_map(|d| get_raster(char::from(d), FontWeight::Bold, height))
-            .flat_map(|g| g.raster().iter().enumerate().filter(|(_, row)| row.iter().any(|&v| v > 40)).map(|(i, _)| i).collect::<Vec<_>>())
-            .fold((usize::MAX, 0), |(lo, hi), i| (lo.min(i), hi.max(i)));
-        let ink = if ink.0 > ink.1 { (0, height.val() - 1) } else { ink };
         let unit = scale.round().max(1.0) as u32;
-        Font { height, zoom, ink, pad: 2 * unit, line: unit }
-    }
-
-    fn glyph_width(&self) -> u32 {
-        get_raster_width(FontWeight::Bold, self.height) as u32 * self.zoom
+        let (pad, line) = (2 * unit, unit);
+        let px = LABEL_PX * scale;
+        let Some(face) = FACE.as_ref() else {
+            return Font { digits: Vec::new(), advance: 0, height: 0, pad, line };
+        };
+        let scaled = face.as_scaled(px);
+        let ids: Vec<_> = ('0'..='9').map(|c| face.glyph_id(c)).collect();
+        let advance = ids.iter().map(|&id| scaled.h_advance(id)).fold(0.0f32, f32::max).ceil() as u32;
+        // The digits' ink from the top of the tallest to the baseline
+        // (no digit of this face goes below it by more than its
+        // anti-aliasing, which is kept).
+        let outlines: Vec<_> = ids.iter().map(|&id| face.outline_glyph(id.with_scale_and_position(px, ab_glyph::point(0.0, 0.0)))).collect();
+        let top = outlines.iter().flatten().map(|o| o.px_bounds().min.y).fold(0.0f32, f32::min).floor();
+        let bottom = outlines.iter().flatten().map(|o| o.px_bounds().max.y).fold(0.0f32, f32::max).ceil();
+        let height = (bottom - top).max(1.0) as u32;
+        let digits = outlines
+            .iter()
+            .map(|o| {
+                let mut cells = vec![0u8; (advance * height) as usize];
+                if let Some(o) = o {
+                    let b = o.px_bounds();
+                    // Centred in its advance, whole pixels.
+                    let dx = ((advance as f32 - b.width()) / 2.0).round().max(0.0) as i64;
+                    let dy = (b.min.y - top) as i64;
+                    o.draw(|x, y, c| {
+                        let (x, y) = (i64::from(x) + dx, i64::from(y) + dy);
+                        if (0..i64::from(advance)).contains(&x) && (0..i64::from(height)).contains(&y) {
+                            cells[(y as u32 * advance + x as u32) as usize] = (c.clamp(0.0, 1.0) * 255.0).round() as u8;
+                        }
+                    });
+                }
+                cells
+            })
+            .collect();
+        Font { digits, advance, height, pad, line }
     }
 
     /// The badge's size for `number`, border included.
     fn badge(&self, number: u32) -> (f32, f32) {
         let digits = number.to_string().len() as u32;
-        let w = digits * self.glyph_width() + 2 * (self.pad + self.line);
-        let h = (self.ink.1 - self.ink.0 + 1) as u32 * self.zoom + 2 * (self.pad + self.line);
+        let w = digits * self.advance + 2 * (self.pad + self.line);
+        let h = self.height + 2 * (self.pad + self.line);
         (w as f32, h as f32)
     }
 
@@ -308,24 +345,14 @@ impl Font {
         let (iw, ih) = img.dimensions();
         let left = at.x.floor() as u32 + self.pad + self.line;
         let top = at.y.floor() as u32 + self.pad + self.line;
-        for (i, c) in number.to_string().chars().enumerate() {
-            let Some(glyph) = get_raster(c, FontWeight::Bold, self.height) else { continue };
-            let ox = left + i as u32 * self.glyph_width();
-            for (row, values) in glyph.raster().iter().enumerate().take(self.ink.1 + 1).skip(self.ink.0) {
-                for (col, &v) in values.iter().enumerate() {
-                    if v == 0 {
-                        continue;
-                    }
-                    for dy in 0..self.zoom {
-                        for dx in 0..self.zoom {
-                            let x = ox + col as u32 * self.zoom + dx;
-                            let y = top + (row - self.ink.0) as u32 * self.zoom + dy;
-                            if x < iw && y < ih {
-                                let p = img.get_pixel_mut(x, y);
-                                *p = blend(MARK, LABEL_TEXT, v);
-                            }
-                        }
-                    }
+        for (i, d) in number.to_string().bytes().enumerate() {
+            let Some(cells) = self.digits.get(usize::from(d.wrapping_sub(b'0'))) else { continue };
+            let ox = left + i as u32 * self.advance;
+            for (k, &v) in cells.iter().enumerate() {
+                let (x, y) = (ox + k as u32 % self.advance, top + k as u32 / self.advance);
+                if v > 0 && x < iw && y < ih {
+                    let p = img.get_pixel_mut(x, y);
+                    *p = blend(MARK, LABEL_TEXT, v);
                 }
             }
         }
@@ -419,6 +446,18 @@ mod tests {
             }
             let m = marks.iter().find(|m| m.number == got.marked[i]).expect("a mark");
             assert_eq!(area(a, &m.rect), 0.0, "badge {} hides its own element", m.number);
+        }
+    }
+
+    #[test]
+    fn every_digit_has_ink_of_at_least_nine_css_px() {
+        assert!(FACE.is_some(), "the label font did not load");
+        for scale in [1.0, 2.0, 3.0] {
+            let font = Font::for_scale(scale);
+            assert!(font.height as f32 >= 9.0 * scale, "digits {} px tall at {scale}×", font.height);
+            for (d, cells) in font.digits.iter().enumerate() {
+                assert!(cells.iter().filter(|&&v| v > 128).count() as f32 >= 10.0 * scale * scale, "{d} has almost no ink at {scale}×");
+            }
         }
     }
 
