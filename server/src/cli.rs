@@ -108,6 +108,16 @@ pub fn parse_viewport(s: &str) -> Result<Viewport, String> {
     Ok(Viewport { width: w, height: h })
 }
 
+/// Parses `--device-scale` (a number within
+/// [`DEVICE_SCALES`](crate::backend::cdp::DEVICE_SCALES)).
+pub fn parse_device_scale(s: &str) -> Result<f64, String> {
+    let range = crate::backend::cdp::DEVICE_SCALES;
+    match s.trim().parse::<f64>() {
+        Ok(v) if range.contains(&v) => Ok(v),
+        _ => Err(format!("{s:?}: give a number from {} to {}, e.g. 2", range.start(), range.end())),
+    }
+}
+
 /// The largest `--budget` accepted (a million tokens is more than any
 /// model reads at once).
 pub const MAX_BUDGET: u32 = 1_000_000;

@@ -182,6 +182,11 @@ struct ServerArgs {
     /// The viewport, `WIDTHxHEIGHT` in CSS px.
     #[arg(long, value_parser = cli::parse_viewport, default_value = "1280x800")]
     viewport: whittle_engine::Viewport,
+    /// Device pixels per CSS pixel in Chromium, 1 to 4: screenshots have
+    /// this many pixels per CSS pixel (sharper, and more image tokens),
+    /// their labels drawn to match.
+    #[arg(long, value_name = "RATIO", value_parser = cli::parse_device_scale, default_value = "1")]
+    device_scale: f64,
     /// Seconds a navigation may take in all, redirects and body included
     /// (default 20).
     #[arg(long, value_name = "SECONDS")]
@@ -242,6 +247,7 @@ impl ServerArgs {
         let mut chromium = whittle::backend::cdp::ChromiumOptions {
             executable,
             viewport: self.viewport,
+            device_scale: self.device_scale,
             nav_timeout: limits.total_timeout,
             policy: Some(policy.clone()),
             ..whittle::backend::cdp::ChromiumOptions::default()

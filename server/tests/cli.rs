@@ -113,6 +113,15 @@ fn the_viewport_decides_what_is_in_view() {
 }
 
 #[test]
+fn a_device_scale_outside_one_to_four_is_refused() {
+    for bad in ["0", "5", "two", "NaN", "inf"] {
+        let o = whittle(&["mcp", "--device-scale", bad]);
+        assert_eq!(o.status.code(), Some(2), "--device-scale {bad}");
+        assert!(stderr(&o).contains("from 1 to 4"), "--device-scale {bad}: {}", stderr(&o));
+    }
+}
+
+#[test]
 fn inspect_prints_one_json_object_per_match() {
     let page = br#"<title>t</title><form aria-label="Sign in"><label>Email <input type=email required></label>
         <input type=password name=pw><button disabled>Go</button></form><p hidden><a href=/x>x</a></p>"#;

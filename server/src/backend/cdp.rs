@@ -71,13 +71,13 @@ const SETTLE_MAX: Duration = Duration::from_millis(2_500);
 /// How long a parsed page may go on changing or loading (scripts that
 /// never finish, a DOM that never rests) before it is shown as it is.
 const LOAD_GRACE: Duration = Duration::from_secs(3);
-/// Device pixels per CSS pixel every page is emulated with: a picture
-/// has this many pixels per CSS pixel.
-const DEVICE_SCALE: f64 = 1.0;
+/// The device pixel ratios a page may be emulated with.
+pub const DEVICE_SCALES: std::ops::RangeInclusive<f64> = 1.0..=4.0;
 /// Text boxes a picture's labels keep off, at most.
 const MAX_TEXT_BOXES: usize = 6000;
-/// The tallest whole-page picture, in CSS px: longer pages are cut there.
-const MAX_PAGE_PICTURE: f64 = 16_384.0;
+/// The widest and tallest picture, in its own pixels: a longer page, a
+/// bigger box or a bigger view is cut there.
+const MAX_PICTURE_PX: f64 = 16_384.0;
 
 /// Where and how Chromium runs.
 #[derive(Debug, Clone)]
@@ -87,6 +87,10 @@ pub struct ChromiumOptions {
     pub executable: Option<PathBuf>,
     /// The viewport pages are laid out in.
     pub viewport: Viewport,
+    /// Device pixels per CSS pixel (within [`DEVICE_SCALES`]): a picture
+    /// has this many pixels per CSS pixel, and its labels are drawn to
+    /// match.
+    pub device_scale: f64,
     /// Where downloads go.
     pub downloads: PathBuf,
     /// The longest a navigation may take.
@@ -111,6 +115,7 @@ impl Default for ChromiumOptions {
         ChromiumOptions {
             executable: None,
             viewport: Viewport::default(),
+            device_scale: 1.0,
             downloads: std::env::temp_dir().join("whittle-downloads"),
             nav_timeout: Duration::from_secs(20),
             max_download_bytes: 100 * 1024 * 1024,
@@ -118,6 +123,12 @@ impl Default for ChromiumOptions {
             policy: None,
         }
     }
+}
+
+/// `scale` as a device pixel ratio Chromium is given: within
+/// [`DEVICE_SCALES`] (1 when it is not a number).
+fn device_scale(scale: f64) -> f64 {
+    if scale.is_finite() { scale.clamp(*DEVICE_SCALES.start(), *DEVICE_SCALES.end()) } else { 1.0 }
 }
 
 /// Finds the Chromium executable: the one given, else the environment's,
@@ -287,7 +298,7 @@ impl CdpBackend {
             .viewport(chromiumoxide::handler::viewport::Viewport {
                 width: o.viewport.width,
                 height: o.viewport.height,
-                device_scale_factor: Some(DEVICE_SCALE),
+                device_scale_factor: Some(device_scale(o.device_scale)),
                 emulating_mobile: false,
                 is_landscape: false,
                 has_touch: false,
@@ -1190,38 +1201,39 @@ impl CdpPage {
         // size in CSS px (`None`: the viewport's).
         let mut origin = (0.0f32, 0.0f32);
         let mut extent: Option<(f64, f64)> = None;
+        let options = &self.backend.inner.options;
+        let device = device_scale(options.device_scale);
+        // No side of the picture over MAX_PICTURE_PX of its own pixels.
+        let most = MAX_PICTURE_PX / device;
+        // What to capture, in CSS px of the document (`None`: the view).
+        let mut region: Option<(f64, f64, f64, f64)> = None;
         if request.full_page && clip.is_none() {
-            // The document from its top-left corner, as tall as it is (up
-            // to MAX_PAGE_PICTURE CSS px).
+            // The document from its top-left corner, as wide and tall as
+            // it is (up to the largest picture).
             let size = self
                 .eval_value("[document.documentElement.scrollWidth, document.documentElement.scrollHeight, window.scrollX, window.scrollY, window.innerWidth]")
                 .await?;
             let at = |i: usize| size.get(i).and_then(serde_json::Value::as_f64).unwrap_or(0.0);
-            let (width, height) = (at(0).max(at(4)).max(1.0), at(1).clamp(1.0, MAX_PAGE_PICTURE));
             origin = (-at(2) as f32, -at(3) as f32);
-            extent = Some((width, height));
-            params = params.clip(ClipViewport { x: 0.0, y: 0.0, width, height, scale: 1.0 }).capture_beyond_viewport(true);
-        }
-        if let Some(node) = clip {
+            region = Some((0.0, 0.0, at(0).max(at(4)), at(1)));
+        } else if let Some(node) = clip {
             let _ = bounded(self.page.execute(ScrollIntoViewIfNeededParams::builder().backend_node_id(node).build())).await;
             let r = self.viewport_rect(node).await.ok_or_else(|| BrowseError::new("not_actionable", "has no box to take a picture of"))?;
-            let scroll = self.eval_value("[window.scrollX, window.scrollY]").await?;
-            let sx = scroll.get(0).and_then(serde_json::Value::as_f64).unwrap_or(0.0);
-            let sy = scroll.get(1).and_then(serde_json::Value::as_f64).unwrap_or(0.0);
+            let (sx, sy) = self.scroll().await?;
             origin = (r.x, r.y);
-            extent = Some((f64::from(r.width.max(1.0)), f64::from(r.height.max(1.0))));
-            params = params
-                .clip(ClipViewport {
-                    x: f64::from(r.x) + sx,
-                    y: f64::from(r.y) + sy,
-                    width: f64::from(r.width.max(1.0)),
-                    height: f64::from(r.height.max(1.0)),
-                    scale: 1.0,
-                })
-                .capture_beyond_viewport(true);
+            region = Some((f64::from(r.x) + sx, f64::from(r.y) + sy, f64::from(r.width), f64::from(r.height)));
+        } else if f64::from(options.viewport.width) > most || f64::from(options.viewport.height) > most {
+            // A view larger than the largest picture: its top-left part.
+            let (sx, sy) = self.scroll().await?;
+            region = Some((sx, sy, f64::from(options.viewport.width), f64::from(options.viewport.height)));
+        }
+        if let Some((x, y, width, height)) = region {
+            let (width, height) = (width.max(1.0).min(most), height.max(1.0).min(most));
+            extent = Some((width, height));
+            params = params.clip(ClipViewport { x, y, width, height, scale: 1.0 }).capture_beyond_viewport(true);
         }
         // CSS pixels of the viewport to pixels of the picture.
-        let scale = DEVICE_SCALE as f32;
+        let scale = device as f32;
         let shift = |r: Rect| Rect {
             x: (r.x - origin.0) * scale,
             y: (r.y - origin.1) * scale,
@@ -1264,6 +1276,13 @@ impl CdpPage {
             .decode(data)
             .map_err(|e| BrowseError::new("internal", format!("Chromium's screenshot could not be read: {e}")))?;
         Ok(Shot { picture, marks: placed, covers: cover_rects, texts, scale })
+    }
+
+    /// How far the view is scrolled, in CSS px.
+    async fn scroll(&self) -> Result<(f64, f64), BrowseError> {
+        let scroll = self.eval_value("[window.scrollX, window.scrollY]").await?;
+        let at = |i: usize| scroll.get(i).and_then(serde_json::Value::as_f64).unwrap_or(0.0);
+        Ok((at(0), at(1)))
     }
 
     /// The boxes of the page's visible text and form fields inside the
