@@ -153,9 +153,9 @@ fn failure(tool: &str, code: &'static str, message: &str) -> ToolOutput {
 pub fn to_result(out: ToolOutput) -> CallToolResult {
     let structured = serde_json::to_value(&out.envelope).unwrap_or(Value::Null);
     let mut content = vec![ContentBlock::text(out.text)];
-    if let Some(jpeg) = out.image {
+    if let Some(picture) = out.image {
         use base64::Engine as _;
-        content.push(ContentBlock::image(base64::engine::general_purpose::STANDARD.encode(jpeg), "image/jpeg"));
+        content.push(ContentBlock::image(base64::engine::general_purpose::STANDARD.encode(picture.jpeg), "image/jpeg"));
     }
     let mut result = CallToolResult::success(content);
     result.is_error = Some(!out.envelope.ok);
@@ -284,7 +284,7 @@ pub fn tools() -> Vec<Tool> {
         tool("tabs", format!("List, open, switch or close tabs. {DATA_NOTE}"), schema::<TabsArgs>(SchemaFor::Input), false),
         tool(
             "screenshot",
-            format!("Last resort: JPEG of the view, refs marked, secrets hidden. {DATA_NOTE}"),
+            format!("Last resort: JPEG of the view, refs labelled (marks:false for none), secrets hidden. {DATA_NOTE}"),
             schema::<ScreenshotArgs>(SchemaFor::Input),
             true,
         ),

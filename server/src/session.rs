@@ -120,8 +120,9 @@ pub struct ToolOutput {
     pub text: String,
     /// The envelope (structured content).
     pub envelope: Envelope,
-    /// A picture (`screenshot`): JPEG bytes.
-    pub image: Option<Vec<u8>>,
+    /// A picture (`screenshot`, `observe` with `image`): its JPEG, and
+    /// what was drawn where.
+    pub image: Option<crate::picture::Annotated>,
 }
 
 /// An observation as the model saw it: its id and each shown ref's role.
@@ -437,10 +438,10 @@ impl Session {
         let mut image = None;
         let mut line = String::new();
         if args.image == Some(true) {
-            match self.picture(&mut envelope, None).await {
+            match self.picture(&mut envelope, None, true).await {
                 Ok(done) => {
                     line = picture_line("image of the view", &done);
-                    image = Some(done.jpeg);
+                    image = Some(done);
                 }
                 // The observation stands without its picture (a tab that
                 // cannot be drawn, a picture that failed): the notice says
@@ -980,18 +981,18 @@ impl Session {
             None => None,
         };
         let (_, mut envelope) = self.view("screenshot", &FoldOptions::default()).await?;
-        let done = self.picture(&mut envelope, focus).await?;
+        let done = self.picture(&mut envelope, focus, args.marks != Some(false)).await?;
         let what = match args.ref_id {
             Some(r) => format!("screenshot of [{r}]'s box"),
             None => "screenshot of the view".to_owned(),
         };
-        Ok(ToolOutput { text: picture_line(&what, &done), envelope, image: Some(done.jpeg) })
+        Ok(ToolOutput { text: picture_line(&what, &done), envelope, image: Some(done) })
     }
 
     /// The active tab's picture as the model gets it, for the observation
     /// `envelope` was just made from (`observe` with `image`, and
-    /// `screenshot`): the view, or `clip`'s box; a numbered mark on each
-    /// ref of the observation (`elements`), a solid cover over each
+    /// `screenshot`): the view, or `clip`'s box; with `marked`, a numbered
+    /// mark on each ref of the observation (`elements`); a solid cover over each
     /// sensitive field and frame of the page (and those Chromium finds
     /// itself). Chromium draws it; a static tab is loaded there for it.
     ///
@@ -999,8 +1000,9 @@ impl Session {
     /// pixels and pixels per CSS pixel), `marks` (the marks drawn: refs
     /// whose box overlaps the picture) and `marks_truncated`, also set when
     /// a ref of the observation has no mark (outside the picture, no box,
-    /// or not found where Chromium draws the page).
-    async fn picture(&mut self, envelope: &mut Envelope, clip: Option<NodeId>) -> Result<crate::picture::Annotated, Fail> {
+    /// or not found where Chromium draws the page; never for a picture
+    /// without marks).
+    async fn picture(&mut self, envelope: &mut Envelope, clip: Option<NodeId>, marked: bool) -> Result<crate::picture::Annotated, Fail> {
         let shown: HashSet<u32> = envelope.page_content.as_ref().map(|p| p.elements.iter().map(|e| e.ref_id).collect()).unwrap_or_default();
         let tab = &mut self.tabs[self.active];
         let request = {
@@ -1010,7 +1012,7 @@ impl Session {
                 if covered(w) {
                     request.covers.push(w.node);
                 }
-                if let Some(n) = w.ref_id.filter(|n| shown.contains(n)) {
+                if let Some(n) = w.ref_id.filter(|n| marked && shown.contains(n)) {
                     request.marks.push((n, w.node));
                 }
             }
@@ -1019,10 +1021,10 @@ impl Session {
         let shot = tab.page.screenshot(&request).await?;
         let done = tokio::task::block_in_place(|| crate::picture::annotate(&shot.picture, &shot.marks, &shot.covers, &shot.texts, shot.scale))
             .map_err(|e| BrowseError::new("internal", e))?;
-        let marked: HashSet<u32> = done.marked.iter().copied().collect();
+        let drawn: HashSet<u32> = done.marked.iter().copied().collect();
         let counters = &mut envelope.server.counters;
         counters.marks = done.marked.len() as u32;
-        counters.marks_truncated |= !shown.is_subset(&marked);
+        counters.marks_truncated |= marked && !shown.is_subset(&drawn);
         envelope.server.image = Some(ImageInfo { width: done.width, height: done.height, scale: shot.scale });
         Ok(done)
     }

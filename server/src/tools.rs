@@ -231,6 +231,9 @@ pub struct ScreenshotArgs {
     /// Only this ref's box.
     #[serde(rename = "ref")]
     pub ref_id: Option<u32>,
+    /// false: no ref labels, the page as a person sees it (secrets still
+    /// hidden). Default true.
+    pub marks: Option<bool>,
 }
 
 /// `wait`.

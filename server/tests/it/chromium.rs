@@ -173,6 +173,7 @@ async fn chromium_backend() {
     dialogs_are_dismissed_then_accepted_on_confirm(&always, &site).await;
     new_tabs_and_downloads(&always, &site, &downloads).await;
     a_screenshot_marks_the_refs_in_view_and_covers_secrets(&auto, &always, &site).await;
+    crate::labels::on_pages(&always, &auto).await;
     observe_with_an_image_is_one_snapshot(&auto, &always, &never, &site).await;
     waits_poll_a_live_page(&always, &site).await;
     a_looping_page_times_out_and_the_session_goes_on(&always, &site).await;
@@ -439,8 +440,8 @@ async fn a_screenshot_marks_the_refs_in_view_and_covers_secrets(auto: &AutoBacke
         ok(&out);
         let shot = call(&mut s, "screenshot", json!({})).await;
         let text = ok(&shot);
-        let jpeg = shot.image.as_ref().unwrap_or_else(|| panic!("no picture: {text}"));
-        let img = image::load_from_memory(jpeg).unwrap_or_else(|e| panic!("not a picture: {e}")).to_rgb8();
+        let picture = jpeg(&shot);
+        let img = image::load_from_memory(picture).unwrap_or_else(|e| panic!("not a picture: {e}")).to_rgb8();
         assert_eq!(img.dimensions(), (1280, 800));
         // Every ref in view is marked, the one far below is not.
         let in_view = ["Email", "Password", "Sign in", "Ads"].len() as u32;
@@ -448,7 +449,7 @@ async fn a_screenshot_marks_the_refs_in_view_and_covers_secrets(auto: &AutoBacke
         assert!(text.contains(&format!("{in_view} ref(s) marked, 2 field(s) or frame(s) covered")), "{text}");
         let password = ref_named(&out, "textbox", "Password");
         let one = call(&mut s, "screenshot", json!({"ref": password})).await;
-        let img = image::load_from_memory(one.image.as_deref().unwrap_or_default()).unwrap_or_else(|e| panic!("{e}")).to_rgb8();
+        let img = image::load_from_memory(jpeg(&one)).unwrap_or_else(|e| panic!("{e}")).to_rgb8();
         // The field's own picture is all cover (and its mark).
         let (w, h) = img.dimensions();
         assert!(w < 400 && h < 100, "{w}x{h}");
@@ -467,10 +468,14 @@ async fn a_screenshot_marks_the_refs_in_view_and_covers_secrets(auto: &AutoBacke
     }
 }
 
+/// A picture's JPEG.
+pub(crate) fn jpeg(out: &ToolOutput) -> &[u8] {
+    &out.image.as_ref().unwrap_or_else(|| panic!("no picture: {}", out.text)).jpeg
+}
+
 /// The pixels of a screenshot that are close to black (text, covers).
 fn dark_pixels(shot: &ToolOutput) -> usize {
-    let picture = shot.image.as_deref().unwrap_or_else(|| panic!("no picture: {}", shot.text));
-    let img = image::load_from_memory(picture).unwrap_or_else(|e| panic!("not a picture: {e}")).to_rgb8();
+    let img = image::load_from_memory(jpeg(shot)).unwrap_or_else(|e| panic!("not a picture: {e}")).to_rgb8();
     img.pixels().filter(|p| p.0.iter().all(|&c| c < 100)).count()
 }
 
@@ -488,8 +493,8 @@ async fn observe_with_an_image_is_one_snapshot(auto: &AutoBackend, always: &Auto
         let plain = call(&mut s, "observe", json!({})).await;
         let out = call(&mut s, "observe", json!({"image": true})).await;
         let text = ok(&out);
-        let jpeg = out.image.as_deref().unwrap_or_else(|| panic!("no picture: {text}"));
-        let img = image::load_from_memory(jpeg).unwrap_or_else(|e| panic!("not a picture: {e}")).to_rgb8();
+        let picture = jpeg(&out);
+        let img = image::load_from_memory(picture).unwrap_or_else(|e| panic!("not a picture: {e}")).to_rgb8();
         let envelope = serde_json::to_value(&out.envelope).unwrap_or_default();
 
         // The picture is the view, one pixel per CSS pixel, as the envelope says.
