@@ -189,7 +189,8 @@ impl Ocr {
     }
 
     /// Done: the crops go, unless a check failed (they are kept to look
-    /// at) or `WHITTLE_OCR_KEEP` is set.
+    /// at) or `WHITTLE_OCR_KEEP` is set (which keeps the pages' labelled
+    /// pictures too).
     fn finish(self) {
         if std::env::var_os("WHITTLE_OCR_KEEP").is_none() {
             let _ = std::fs::remove_dir_all(&self.dir);
@@ -281,6 +282,9 @@ pub(crate) async fn on_pages(always: &AutoBackend, auto: &AutoBackend) {
             assert_eq!((labelled.width, labelled.height), ((1280.0 * scale) as u32, (800.0 * scale) as u32), "{what}");
             assert!(plain.marked.is_empty(), "{what}: marks:false drew labels");
             inside_and_apart(&labelled, &what);
+            if std::env::var_os("WHITTLE_OCR_KEEP").is_some() {
+                let _ = std::fs::write(ocr.dir.join(format!("{page}-{}x.jpg", scale)), &labelled.jpeg);
+            }
             tally.add(&labelled, &plain, scale, &vocabulary, &what, &mut ocr);
             eprintln!("labels: {what}: {} labels, pictures in {took:?}", labelled.marked.len());
         }
@@ -291,7 +295,9 @@ pub(crate) async fn on_pages(always: &AutoBackend, auto: &AutoBackend) {
         let shown = out.envelope.page_content.as_ref().map_or(0, |p| p.elements.len());
         inside_and_apart(&labelled, "table");
         assert!(!labelled.marked.is_empty(), "table: no label drawn");
-        assert_eq!(out.envelope.server.counters.marks_truncated, labelled.marked.len() < shown, "table: {} of {shown} labelled", labelled.marked.len());
+        if labelled.marked.len() < shown {
+            assert!(out.envelope.server.counters.marks_truncated, "table: {} of {shown} labelled, not counted", labelled.marked.len());
+        }
     }
     eprintln!(
         "labels: on pages, {} of {} labels read back as their ref; elements' words read {} with labels, {} without",
