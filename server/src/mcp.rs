@@ -284,7 +284,7 @@ pub fn tools() -> Vec<Tool> {
         tool("tabs", format!("List, open, switch or close tabs. {DATA_NOTE}"), schema::<TabsArgs>(SchemaFor::Input), false),
         tool(
             "screenshot",
-            format!("Last resort: JPEG of the view, refs labelled (marks:false for none), secrets hidden. {DATA_NOTE}"),
+            format!("Last resort: JPEG of the view, refs marked, secrets hidden. {DATA_NOTE}"),
             schema::<ScreenshotArgs>(SchemaFor::Input),
             true,
         ),

@@ -147,7 +147,7 @@ impl ActArgs {
 pub struct NavigateArgs {
     /// A URL, search words, or back, forward, reload.
     pub url: String,
-    /// Accept a confirmation the previous attempt asked for (resubmitting a form).
+    /// Accept what the previous attempt asked to confirm (a resent form).
     pub confirm: Option<bool>,
 }
 
@@ -180,7 +180,7 @@ pub struct ExtractArgs {
     /// Limit to this ref's subtree.
     #[serde(rename = "ref")]
     pub ref_id: Option<u32>,
-    /// Continue from this item (paging).
+    /// Continue from this item.
     pub offset: Option<u32>,
     /// Include link URLs.
     pub links: Option<bool>,
@@ -220,7 +220,7 @@ pub struct TabsArgs {
     pub op: TabOp,
     /// open: the URL.
     pub url: Option<String>,
-    /// switch/close: the tab's index (from list).
+    /// switch/close: the tab's index.
     pub index: Option<u32>,
 }
 
@@ -231,8 +231,7 @@ pub struct ScreenshotArgs {
     /// Only this ref's box.
     #[serde(rename = "ref")]
     pub ref_id: Option<u32>,
-    /// false: no ref labels, the page as a person sees it (secrets still
-    /// hidden). Default true.
+    /// false: no ref labels.
     pub marks: Option<bool>,
 }
 
@@ -246,6 +245,6 @@ pub struct WaitArgs {
     pub gone: Option<String>,
     /// Milliseconds (at most 30000).
     pub ms: Option<u32>,
-    /// Hand over to the person (CAPTCHA, 2FA) until they are done.
+    /// Hand over to the person (CAPTCHA, 2FA).
     pub user: Option<bool>,
 }
