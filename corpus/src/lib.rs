@@ -36,6 +36,12 @@ pub fn layout_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("layout")
 }
 
+/// The pages the screenshot tests and bench mark (`corpus/pictures`):
+/// forms, dense links, icon grids, refs at every edge, tiny refs.
+pub fn pictures_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("pictures")
+}
+
 /// The conformance pages: one CSS or HTML construct per element, with
 /// Chromium's verdicts beside each page.
 pub fn conformance_dir() -> PathBuf {

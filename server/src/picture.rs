@@ -6,9 +6,10 @@
 //! Labels are white digits of Noto Sans Bold (the font shipped by the
 //! `notosans` crate, rasterised by `ab_glyph`: no font is looked up on
 //! the machine) on a solid badge with a thin white border, sized with the
-//! picture's pixels per CSS pixel. A badge goes outside its element's box — above its left
-//! corner, else to its left, below, to its right, above its right corner,
-//! and inside the corner only when the box has room — placed greedily in
+//! picture's pixels per CSS pixel. A badge goes outside its element's
+//! box — above its left corner, else to its left, below, to its right,
+//! above its right corner, and inside the corner only when the box has
+//! room — placed greedily in
 //! the order asked: never over another badge, not over the page's text
 //! when a place without text exists, and, where it can, not over another
 //! marked element. Each marked box gets a thin outline in the badge's

@@ -24,7 +24,7 @@ use whittle_corpus::Suite;
 fn main() {
     let runs: usize = std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(5).max(1);
     let mut pages: Vec<(String, Vec<u8>)> = Vec::new();
-    for dir in [whittle_corpus::workspace_dir().join("corpus").join("pictures"), whittle_corpus::fixtures_dir()] {
+    for dir in [whittle_corpus::pictures_dir(), whittle_corpus::fixtures_dir()] {
         for p in whittle_corpus::html_files_under(&dir, &[]) {
             let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
             if let Ok(bytes) = std::fs::read(&p) {

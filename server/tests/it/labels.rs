@@ -1,8 +1,9 @@
 //! The labels of a marked picture read back as their refs: each badge is
 //! cropped from the JPEG and read by tesseract (Debian's `tesseract-ocr`;
-//! a reading counts when it is exactly the ref's digits), on layouts like the pages people mark: a form, a dense
-//! list of links, a grid of small icon buttons, refs at every edge —
-//! drawn here from boxes, and (run from the Chromium test) the pages of
+//! a reading counts when it is exactly the ref's digits), on layouts like
+//! the pages people mark: a form, a dense list of links, a grid of small
+//! icon buttons, refs at every edge — drawn here from boxes, and (run
+//! from the Chromium test) the pages of
 //! `corpus/pictures` taken through the `screenshot` tool, where the
 //! elements' own text must read as well with the labels as without.
 //! Without tesseract the tests say they skipped, unless
@@ -201,7 +202,7 @@ impl Ocr {
 #[test]
 fn every_label_reads_back_as_its_ref() {
     let Some(mut ocr) = Ocr::start("labels") else { return };
-    let (mut total, mut right, mut wrong) = (0, 0, Vec::new());
+    let mut tally = Tally::default();
     for scale in [1.0f32, 2.0] {
         for l in layouts() {
             let marks: Vec<Mark> = l.marks.iter().map(|m| Mark { number: m.number, rect: scaled(&m.rect, scale) }).collect();
@@ -217,20 +218,12 @@ fn every_label_reads_back_as_its_ref() {
                 }
             }
             let img = image::load_from_memory(&got.jpeg).expect("a jpeg").to_rgb8();
-            let texts = read_all(&img, &got.badges, scale.round() as u32 + 1, Read::Digits, &mut ocr);
-            total += texts.len();
-            for (i, (number, text)) in got.marked.iter().zip(texts).enumerate() {
-                if text == number.to_string() {
-                    right += 1;
-                } else {
-                    wrong.push(format!("{} at {scale}×, label {i}: {number} read as {text:?}", l.name));
-                }
-            }
+            tally.labels(&img, &got, scale, &format!("{} at {scale}×", l.name), &mut ocr);
             eprintln!("labels: {} at {scale}×: {} labels drawn in {took:?}", l.name, got.marked.len());
         }
     }
-    eprintln!("labels: {right} of {total} read back as their ref");
-    assert!(right * 100 >= total * 98, "{right} of {total} labels read back (crops in {}):\n{}", ocr.dir.display(), wrong.join("\n"));
+    eprintln!("labels: {} of {} read back as their ref", tally.right, tally.labels);
+    tally.assert_labels(&ocr);
     ocr.finish();
 }
 
@@ -253,7 +246,7 @@ fn overlaps(a: &Rect, b: &Rect) -> bool {
 /// another, and the refs left unlabelled counted in `marks_truncated`.
 pub(crate) async fn on_pages(always: &AutoBackend, auto: &AutoBackend) {
     let Some(mut ocr) = Ocr::start("labels-on-pages") else { return };
-    let dir = whittle_corpus::workspace_dir().join("corpus").join("pictures");
+    let dir = whittle_corpus::pictures_dir();
     let pages: HashMap<String, Vec<u8>> = ["form", "links", "icons", "edges", "table"]
         .iter()
         .map(|p| (format!("/{p}"), std::fs::read(dir.join(format!("{p}.html"))).unwrap_or_else(|e| panic!("{p}.html in {}: {e}", dir.display()))))
@@ -306,7 +299,7 @@ pub(crate) async fn on_pages(always: &AutoBackend, auto: &AutoBackend) {
     for w in tally.wrong.iter().chain(&tally.hidden) {
         eprintln!("labels:   {w}");
     }
-    assert!(tally.right * 100 >= tally.labels * 98, "{} of {} labels read back (crops in {}):\n{}", tally.right, tally.labels, ocr.dir.display(), tally.wrong.join("\n"));
+    tally.assert_labels(&ocr);
     // The words must be there to be hidden: OCR reads most of the text
     // without labels, and as much with them.
     assert!(tally.words_without >= 40, "OCR read only {} words of the elements without labels", tally.words_without);
@@ -350,7 +343,7 @@ fn inside_and_apart(a: &Annotated, what: &str) {
     }
 }
 
-/// The OCR counts over all pages.
+/// The OCR counts over all pictures of a test.
 #[derive(Default)]
 struct Tally {
     labels: usize,
@@ -362,6 +355,31 @@ struct Tally {
 }
 
 impl Tally {
+    /// Reads the labels of `a` (whose JPEG is `img`), each against its ref.
+    fn labels(&mut self, img: &RgbImage, a: &Annotated, scale: f32, what: &str, ocr: &mut Ocr) {
+        let first = ocr.crops + 1;
+        let read = read_all(img, &a.badges, scale.round() as u32 + 1, Read::Digits, ocr);
+        for (i, (number, text)) in a.marked.iter().zip(read).enumerate() {
+            self.labels += 1;
+            match text == number.to_string() {
+                true => self.right += 1,
+                false => self.wrong.push(format!("{what}: {number} read as {text:?} (crop-{}.png)", first + i)),
+            }
+        }
+    }
+
+    /// At least 98% of the labels read back as their ref.
+    fn assert_labels(&self, ocr: &Ocr) {
+        assert!(
+            self.right * 100 >= self.labels * 98,
+            "{} of {} labels read back (crops in {}):\n{}",
+            self.right,
+            self.labels,
+            ocr.dir.display(),
+            self.wrong.join("\n")
+        );
+    }
+
     /// Reads `labelled`'s labels, and each marked element's box in both
     /// pictures: the words of the page (`vocabulary`) read in it without
     /// labels must be read with them. An element that holds other marked
@@ -371,15 +389,7 @@ impl Tally {
         let img = image::load_from_memory(&labelled.jpeg).expect("a jpeg").to_rgb8();
         let bare = image::load_from_memory(&plain.jpeg).expect("a jpeg").to_rgb8();
         let line = scale.round() as u32;
-        let first = ocr.crops + 1;
-        let read = read_all(&img, &labelled.badges, line + 1, Read::Digits, ocr);
-        for (i, (number, text)) in labelled.marked.iter().zip(read).enumerate() {
-            self.labels += 1;
-            match text == number.to_string() {
-                true => self.right += 1,
-                false => self.wrong.push(format!("{what}: {number} read as {text:?} (crop-{}.png)", first + i)),
-            }
-        }
+        self.labels(&img, labelled, scale, what, ocr);
         let own: Vec<(u32, Rect)> = labelled
             .marked
             .iter()
