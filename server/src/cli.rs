@@ -173,15 +173,46 @@ impl ViewArgs<'_> {
     }
 }
 
-/// Loads a page and parses it with its URL.
+/// How `snapshot`, `extract` and `inspect` load their page.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct PageArgs {
+    /// The page's URL, for the header and for resolving links (default:
+    /// where the page came from).
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+    /// Also fetch the stylesheets a FILE or `-` links on the web. Without
+    /// it a local page is read offline: only stylesheets on disk apply.
+    #[arg(long)]
+    pub fetch_stylesheets: bool,
+    /// Also print diagnostics (recovered parse errors, skipped CSS,
+    /// stylesheets not fetched) to stderr.
+    #[arg(short, long)]
+    pub verbose: bool,
+}
+
+impl PageArgs {
+    /// Prints the diagnostics to stderr when `--verbose` asked for them.
+    fn note(&self, problems: impl IntoIterator<Item = impl std::fmt::Display>) {
+        if self.verbose {
+            for p in problems {
+                eprintln!("whittle: note: {p}");
+            }
+        }
+    }
+}
+
+/// Loads a page and parses it with its URL. A page from the web brings
+/// its stylesheets from the web; a local one only with
+/// `--fetch-stylesheets`.
 fn load_document(
     source: &str,
-    base_url: Option<&str>,
+    page_args: &PageArgs,
     policy: &Arc<NetPolicy>,
 ) -> Result<(Document, Vec<StylesheetText>, Vec<String>), CliError> {
     let mut loader = Loader::new(policy.clone());
     let page = loader.load(source)?;
-    let url = match base_url {
+    let from_web = page.url.as_ref().is_some_and(|u| matches!(u.scheme(), "http" | "https"));
+    let url = match &page_args.base_url {
         Some(b) => Some(Url::parse(b).map_err(|e| CliError::Usage(format!("--base-url {b:?} is not a URL: {e}")))?),
         None => page.url.clone(),
     };
@@ -189,7 +220,7 @@ fn load_document(
     let doc = parse(&page.bytes, &options);
     // Linked stylesheets resolve against the base URL; fetch what applies.
     let hrefs = linked_stylesheet_urls(&doc, &CascadeOptions::default());
-    let (sheets, problems) = loader.linked_stylesheets(&hrefs);
+    let (sheets, problems) = loader.linked_stylesheets(&hrefs, from_web || page_args.fetch_stylesheets);
     Ok((doc, sheets, problems))
 }
 
@@ -202,15 +233,14 @@ fn load_document(
 pub fn snapshot(
     source: &str,
     format: Format,
-    base_url: Option<&str>,
+    page: &PageArgs,
     view: ViewArgs<'_>,
-    verbose: bool,
     viewport: Viewport,
     policy: &Arc<NetPolicy>,
     out: &mut dyn Write,
 ) -> Result<(), CliError> {
     let fold = view.fold_options()?;
-    let loaded = load_document(source, base_url, policy);
+    let loaded = load_document(source, page, policy);
     if format == Format::Json
         && let Err(CliError::Load(e)) = &loaded
     {
@@ -230,14 +260,8 @@ pub fn snapshot(
         let r = fold.expand.unwrap_or_default();
         return Err(CliError::Usage(format!("--expand {r}: the page has no ref {r}")));
     }
-    if verbose {
-        for p in &problems {
-            eprintln!("whittle: note: {p}");
-        }
-        for d in snap.diagnostics() {
-            eprintln!("whittle: note: {d}");
-        }
-    }
+    page.note(&problems);
+    page.note(snap.diagnostics());
     match format {
         Format::Text => out.write_all(private(&snap.observation.text()).as_bytes())?,
         Format::Json => {
@@ -280,16 +304,18 @@ struct Inspected<'a> {
 pub fn inspect(
     source: &str,
     selector: &str,
-    base_url: Option<&str>,
+    page: &PageArgs,
     policy: &Arc<NetPolicy>,
     out: &mut dyn Write,
 ) -> Result<(), CliError> {
     let selector = Selector::parse(selector).map_err(|e| CliError::Usage(e.to_string()))?;
-    let (doc, sheets, _problems) = load_document(source, base_url, policy)?;
+    let (doc, sheets, problems) = load_document(source, page, policy)?;
     let mut options = SnapshotOptions::default();
     options.cascade.stylesheets = sheets;
     let mut refs = RefTable::new();
     let snap = snapshot_document(doc, &options, &mut refs);
+    page.note(&problems);
+    page.note(snap.diagnostics());
     let doc = &snap.document;
     let mut namer = snap.semantics.namer(doc, &snap.styles);
     let mut writer = std::io::BufWriter::new(out);
@@ -338,12 +364,14 @@ pub enum ExtractWhat {
 pub fn extract(
     source: &str,
     what: ExtractWhat,
-    base_url: Option<&str>,
+    page: &PageArgs,
     policy: &Arc<NetPolicy>,
     out: &mut dyn Write,
 ) -> Result<(), CliError> {
-    let (doc, sheets, _problems) = load_document(source, base_url, policy)?;
+    let (doc, sheets, problems) = load_document(source, page, policy)?;
     let mut styles = whittle_engine::cascade(&doc, &CascadeOptions { stylesheets: sheets, ..CascadeOptions::default() });
+    page.note(&problems);
+    page.note(doc.diagnostics().iter().chain(styles.diagnostics()));
     styles.conceal_declared(&doc);
     let sem = whittle_engine::compute_semantics(&doc, &styles);
     let kind = match what {

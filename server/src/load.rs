@@ -136,21 +136,28 @@ impl Loader {
     }
 
     /// Fetches the stylesheets a page names (`http(s)` in parallel, `file`
-    /// from disk) and the sheets they `@import`, level by level. Failures
-    /// are skipped: the page renders without that sheet, and the failure
-    /// is reported. The cascade finds the sheets by URL.
-    pub fn linked_stylesheets(&mut self, hrefs: &[Url]) -> (Vec<StylesheetText>, Vec<String>) {
+    /// from disk) and the sheets they `@import`, level by level. With
+    /// `remote` false nothing is fetched from the network: `http(s)` sheets
+    /// are skipped and counted in one note. Failures are skipped too: the
+    /// page renders without that sheet, and the failure is reported. The
+    /// cascade finds the sheets by URL.
+    pub fn linked_stylesheets(&mut self, hrefs: &[Url], remote_allowed: bool) -> (Vec<StylesheetText>, Vec<String>) {
         let options = CascadeOptions::default();
         let (mut sheets, mut problems) = (Vec::new(), Vec::new());
         let mut tried: HashSet<Url> = HashSet::new();
         let mut level: Vec<Url> = hrefs.iter().filter(|u| tried.insert((*u).clone())).cloned().collect();
+        let mut skipped = 0usize;
         for _ in 0..=MAX_IMPORT_DEPTH {
             level.truncate(MAX_SHEETS.saturating_sub(sheets.len()));
             if level.is_empty() {
                 break;
             }
             // Remote sheets come with their own remote imports.
-            let remote: Vec<Url> = level.iter().filter(|u| matches!(u.scheme(), "http" | "https")).cloned().collect();
+            let mut remote: Vec<Url> = level.iter().filter(|u| matches!(u.scheme(), "http" | "https")).cloned().collect();
+            if !remote_allowed {
+                skipped += remote.len();
+                remote.clear();
+            }
             if !remote.is_empty() {
                 let (fetched, failed) = match self.http() {
                     Ok((runtime, fetcher)) => runtime.block_on(fetcher.fetch_stylesheets(&remote, &options)),
@@ -174,6 +181,10 @@ impl Loader {
                 }
             }
             level = next;
+        }
+        if skipped > 0 {
+            let s = if skipped == 1 { "" } else { "s" };
+            problems.push(format!("{skipped} stylesheet{s} on the web not fetched (--fetch-stylesheets fetches them)"));
         }
         (sheets, problems)
     }

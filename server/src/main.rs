@@ -22,9 +22,6 @@ enum Command {
         /// `text` (the observation) or `json` (the structured envelope).
         #[arg(long, value_enum, default_value = "text")]
         format: Format,
-        /// The page's URL, for the header and for resolving links.
-        #[arg(long)]
-        base_url: Option<String>,
         /// `full` (everything, the default), `actions` (what has a ref, with
         /// the landmarks and headings that place it) or `read` (the main
         /// content as prose).
@@ -40,13 +37,12 @@ enum Command {
         /// No folding and no budget: every line, every ref.
         #[arg(long)]
         no_fold: bool,
-        /// Also print diagnostics (recovered parse errors, skipped CSS) to stderr.
-        #[arg(short, long)]
-        verbose: bool,
         /// The viewport, `WIDTHxHEIGHT` in CSS px (media queries, layout,
         /// what is in view).
         #[arg(long, value_parser = cli::parse_viewport, default_value = "1280x800")]
         viewport: whittle_engine::Viewport,
+        #[command(flatten)]
+        page: cli::PageArgs,
         #[command(flatten)]
         access: cli::AccessArgs,
     },
@@ -58,9 +54,8 @@ enum Command {
         /// What to print.
         #[arg(long, value_enum, default_value = "text")]
         kind: cli::ExtractWhat,
-        /// The URL links resolve against (default: where the page came from).
-        #[arg(long)]
-        base_url: Option<String>,
+        #[command(flatten)]
+        page: cli::PageArgs,
         #[command(flatten)]
         access: cli::AccessArgs,
     },
@@ -120,9 +115,8 @@ enum Command {
         source: String,
         /// A CSS selector, e.g. `form input, [role=button]`.
         selector: String,
-        /// The page's URL.
-        #[arg(long)]
-        base_url: Option<String>,
+        #[command(flatten)]
+        page: cli::PageArgs,
         #[command(flatten)]
         access: cli::AccessArgs,
     },
@@ -302,7 +296,7 @@ fn main() {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let result = match &args.command {
-        Command::Snapshot { source, format, base_url, mode, budget, expand, no_fold, verbose, viewport, access } => {
+        Command::Snapshot { source, format, mode, budget, expand, no_fold, viewport, page, access } => {
             let view = cli::ViewArgs {
                 mode: mode.as_deref(),
                 budget: budget.as_deref(),
@@ -310,14 +304,14 @@ fn main() {
                 no_fold: *no_fold,
             };
             access.policy().and_then(|policy| {
-                cli::snapshot(source, *format, base_url.as_deref(), view, *verbose, *viewport, &policy, &mut out)
+                cli::snapshot(source, *format, page, view, *viewport, &policy, &mut out)
             })
         }
-        Command::Inspect { source, selector, base_url, access } => {
-            access.policy().and_then(|policy| cli::inspect(source, selector, base_url.as_deref(), &policy, &mut out))
+        Command::Inspect { source, selector, page, access } => {
+            access.policy().and_then(|policy| cli::inspect(source, selector, page, &policy, &mut out))
         }
-        Command::Extract { source, kind, base_url, access } => {
-            access.policy().and_then(|policy| cli::extract(source, *kind, base_url.as_deref(), &policy, &mut out))
+        Command::Extract { source, kind, page, access } => {
+            access.policy().and_then(|policy| cli::extract(source, *kind, page, &policy, &mut out))
         }
         Command::Research { urls, urls_file, jsonl, budget, concurrency, per_host, scripts, access } => {
             access.policy().and_then(|policy| {

@@ -622,3 +622,45 @@ fn a_saved_page_reads_its_linked_and_imported_sheets_from_disk() {
     assert!(text.contains("Kept") && !text.contains('¶') && !text.contains("Buy now"), "{text}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_local_page_is_read_offline_unless_its_web_stylesheets_are_asked_for() {
+    let (base, hits) = serve_counted(vec![("/web.css", 200, "text/css", b".lead { display: none }".to_vec())]);
+    let dir = scratch_dir("offline");
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(dir.join("local.css"), ".aside { display: none }").unwrap_or_else(|e| panic!("{e}"));
+    let html = format!(
+        "<title>Saved</title><link rel=stylesheet href={base}/web.css><link rel=stylesheet href=local.css>\
+         <main><h1>Guide</h1><p class=lead>Buy now, the whole set of guides at half the price this week.</p>\
+         <p class=aside>Side note that the local stylesheet hides from view.</p>\
+         <p>Kept text of the guide, which no stylesheet hides from anyone.</p></main>"
+    );
+    std::fs::write(dir.join("page.html"), &html).unwrap_or_else(|e| panic!("{e}"));
+    let page = dir.join("page.html");
+    let page = page.to_str().unwrap_or_default();
+    // Private addresses are allowed, so only the offline rule keeps the
+    // loopback stylesheet from being fetched.
+    for args in [
+        vec!["snapshot", "-v", "--allow-private", page],
+        vec!["extract", "-v", "--allow-private", page],
+        vec!["inspect", "-v", "--allow-private", page, "p"],
+    ] {
+        let o = whittle(&args);
+        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains("1 stylesheet on the web not fetched (--fetch-stylesheets fetches them)"), "{args:?}: {}", stderr(&o));
+        if args[0] != "inspect" {
+            let text = stdout(&o);
+            assert!(text.contains("Kept text") && text.contains("Buy now") && !text.contains("Side note"), "{args:?}: {text}");
+        }
+    }
+    // The same from standard input (its sheets on the web skipped alike).
+    let o = whittle_stdin(&["extract", "--allow-private", "-"], html.as_bytes());
+    assert!(o.status.success() && stdout(&o).contains("Buy now"), "{}", stderr(&o));
+    assert_eq!(hits.load(Ordering::SeqCst), 0, "a local page made no connection");
+    // Asked for, the web stylesheet is fetched and applies.
+    let o = whittle(&["extract", "--allow-private", "--fetch-stylesheets", page]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!stdout(&o).contains("Buy now") && stdout(&o).contains("Kept text"), "{}", stdout(&o));
+    assert_eq!(hits.load(Ordering::SeqCst), 1, "one fetch of the one web stylesheet");
+    let _ = std::fs::remove_dir_all(&dir);
+}
