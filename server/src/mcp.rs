@@ -320,8 +320,11 @@ enum SchemaFor {
     /// `"string"`, `anyOf: [X, null]` → X), since `required` already says
     /// what may be left out.
     Input,
-    /// The envelope: no descriptions (PROTOCOL §4 documents it; the schema
-    /// is for validation), and `null` stays where the envelope sends it.
+    /// The envelope: no descriptions (docs/observation.md documents it;
+    /// the schema is for validation), and `null` stays where the envelope
+    /// sends it, written as `anyOf: [{T}, {"type": "null"}]`: clients that
+    /// take one type per schema (Gemini's function declarations among
+    /// them) reject a list of types.
     Output,
 }
 
@@ -354,12 +357,84 @@ fn strip(value: &mut Value, schema_for: SchemaFor) {
         match schema_for {
             SchemaFor::Output => {
                 map.remove("description");
+                one_type_each(map);
             }
             SchemaFor::Input => without_null(map),
         }
         for (key, child) in map.iter_mut() {
             stack.push((child, key == "properties"));
         }
+    }
+}
+
+/// The keywords that apply to one JSON type only: they go with that type
+/// when a list of types is split.
+const TYPE_KEYWORDS: [(&str, &[&str]); 4] = [
+    ("object", &["properties", "required", "additionalProperties", "patternProperties", "propertyNames", "minProperties", "maxProperties"]),
+    ("array", &["items", "prefixItems", "contains", "minItems", "maxItems", "uniqueItems"]),
+    ("string", &["minLength", "maxLength", "pattern"]),
+    ("number", &["maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"]),
+];
+
+/// A schema with a list of types (`"type": ["object", "null"]`) as one
+/// branch per type (`anyOf: [{"type": "object", "properties": …},
+/// {"type": "null"}]`), each with the keywords of its type and the enum
+/// values of its type; a list of one type as that type.
+fn one_type_each(map: &mut Map<String, Value>) {
+    let Some(Value::Array(types)) = map.get("type") else { return };
+    let types: Vec<String> = types.iter().filter_map(Value::as_str).map(str::to_owned).collect();
+    if types.len() == 1 {
+        map.insert("type".into(), Value::from(types[0].clone()));
+        return;
+    }
+    map.remove("type");
+    let values = map.remove("enum");
+    let of_type = |t: &str, v: &Value| match t {
+        "null" => v.is_null(),
+        "boolean" => v.is_boolean(),
+        "integer" => v.is_i64() || v.is_u64(),
+        "number" => v.is_number(),
+        "string" => v.is_string(),
+        "array" => v.is_array(),
+        _ => v.is_object(),
+    };
+    let mut branches = Vec::new();
+    for t in &types {
+        let mut branch = Map::new();
+        branch.insert("type".into(), Value::from(t.as_str()));
+        let family = if t == "integer" { "number" } else { t.as_str() };
+        for (_, keys) in TYPE_KEYWORDS.iter().filter(|(ty, _)| *ty == family) {
+            for key in *keys {
+                if let Some(v) = map.get(*key) {
+                    branch.insert((*key).into(), v.clone());
+                }
+            }
+        }
+        if let Some(Value::Array(all)) = &values {
+            let mine: Vec<Value> = all.iter().filter(|v| of_type(t, v)).cloned().collect();
+            if mine.is_empty() {
+                continue;
+            }
+            if t != "null" {
+                branch.insert("enum".into(), Value::Array(mine));
+            }
+        }
+        branches.push(Value::Object(branch));
+    }
+    for (_, keys) in TYPE_KEYWORDS {
+        for key in keys {
+            map.remove(*key);
+        }
+    }
+    if map.contains_key("anyOf") {
+        let mut all = match map.remove("allOf") {
+            Some(Value::Array(a)) => a,
+            _ => Vec::new(),
+        };
+        all.push(serde_json::json!({ "anyOf": branches }));
+        map.insert("allOf".into(), Value::Array(all));
+    } else {
+        map.insert("anyOf".into(), Value::Array(branches));
     }
 }
 
@@ -493,10 +568,38 @@ mod tests {
         }
     }
 
+    /// Every schema of both tool sets gives one type per schema: a list of
+    /// types is refused by clients that take one (nullable fields are
+    /// `anyOf` a type and `null`).
+    #[test]
+    fn every_schema_has_one_type_per_schema() {
+        for tools in [tools(), crate::compat::tools()] {
+            for t in &tools {
+                let mut stack: Vec<Value> = vec![Value::Object((*t.input_schema).clone())];
+                stack.extend(t.output_schema.as_ref().map(|o| Value::Object((**o).clone())));
+                let mut nullable = 0;
+                while let Some(v) = stack.pop() {
+                    match v {
+                        Value::Object(map) => {
+                            assert!(!map.get("type").is_some_and(Value::is_array), "{}: {map:?}", t.name);
+                            nullable += usize::from(map.get("type") == Some(&Value::from("null")));
+                            stack.extend(map.into_values());
+                        }
+                        Value::Array(items) => stack.extend(items),
+                        _ => {}
+                    }
+                }
+                if t.output_schema.is_some() && tools.len() == 9 {
+                    assert!(nullable >= 5, "{}: the envelope's nullable fields are anyOf with null ({nullable})", t.name);
+                }
+            }
+        }
+    }
+
     /// What a model reads of the tool list — names, descriptions and input
-    /// schemas, as clients pass tools to models — fits 1,200 o200k tokens
-    /// (issue 4). The output schemas (the envelope, for clients to validate
-    /// structured content) are counted apart; see README.
+    /// schemas, as clients pass tools to models — fits 1,200 o200k tokens.
+    /// The output schemas (the envelope, for clients to validate
+    /// structured content) are counted apart.
     #[test]
     fn the_tool_list_a_model_reads_fits_1200_tokens() {
         let tools = tools();
@@ -512,7 +615,7 @@ mod tests {
         let out = serde_json::to_string(&*tools[0].output_schema.clone().expect("output schema")).expect("json");
         assert!(out.contains("\"title\""), "page_content.title is in the output schema: {out}");
         // Error envelopes send null for what they do not know.
-        assert!(out.contains(r#""origin":{"type":["string","null"]}"#), "{out}");
+        assert!(out.contains(r#""origin":{"anyOf":[{"type":"string"},{"type":"null"}]}"#), "{out}");
     }
 
     #[test]

@@ -6,6 +6,7 @@ mod compat;
 mod fetch;
 mod hostile;
 mod hybrid;
+mod inspector;
 mod labels;
 mod research;
 mod server;
