@@ -661,6 +661,7 @@ async fn screenshot(session: &mut Session, args: Value) -> Done {
 pub struct Handler {
     sessions: Arc<Sessions>,
     shared: Arc<Shared>,
+    log_level: crate::logging::ClientLevel,
 }
 
 impl Handler {
@@ -668,7 +669,7 @@ impl Handler {
     pub fn new(shared: Arc<Shared>) -> Handler {
         let sessions = Sessions::new(shared.clone(), Arc::new(SystemClock), IDLE);
         sessions.sweep_in_background();
-        Handler { sessions, shared }
+        Handler { sessions, shared, log_level: Default::default() }
     }
 }
 
@@ -699,10 +700,24 @@ impl ServerHandler for Handler {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let args = request.arguments.map(Value::Object).unwrap_or(Value::Object(Map::new()));
-        Ok(CallToolResponse::Complete(self.sessions.call(&request.name, args).await.into_result()))
+        let started = std::time::Instant::now();
+        let answer = self.sessions.call(&request.name, args).await;
+        // The session id is the client's own word: it is not logged.
+        let call = crate::logging::Call {
+            outcome: answer.result.as_ref().err().map_or("ok", |f| f.code.as_str()),
+            ..crate::logging::Call::new(&request.name, &TOOL_NAMES, started)
+        };
+        crate::mcp::log_call(&call, &self.log_level, &context.peer).await;
+        Ok(CallToolResponse::Complete(answer.into_result()))
+    }
+
+    #[allow(deprecated, reason = "logging/setLevel is part of the protocol versions whittle speaks")]
+    async fn set_level(&self, request: rmcp::model::SetLevelRequestParams, _context: RequestContext<RoleServer>) -> Result<(), ErrorData> {
+        self.log_level.set(request.level);
+        Ok(())
     }
 }
 

@@ -443,7 +443,12 @@ impl Fetcher {
     /// `Content-Type` counts as HTML.
     pub async fn fetch_page(&self, request: Request) -> Result<Response, FetchError> {
         let deadline = Instant::now() + self.limits.total_timeout;
-        self.fetch(request, Kind::Page, deadline).await
+        let origin = request.url.origin().ascii_serialization();
+        let result = self.fetch(request, Kind::Page, deadline).await;
+        if let Err(e) = &result {
+            tracing::info!(%origin, code = e.code(), "page fetch failed");
+        }
+        result
     }
 
     /// Fetches the stylesheets a page names (`urls`: what
@@ -471,6 +476,9 @@ impl Fetcher {
                 break;
             }
             let (fetched, failed) = self.fetch_level(&level, deadline).await;
+            if !failed.is_empty() {
+                tracing::debug!(failed = failed.len(), "stylesheets not loaded");
+            }
             problems.extend(failed);
             let next: Vec<Url> = fetched
                 .iter()

@@ -15,6 +15,7 @@ pub mod corpus;
 pub mod fetch;
 pub mod guard;
 pub mod load;
+pub mod logging;
 pub mod mcp;
 pub mod picture;
 pub mod policy;

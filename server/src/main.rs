@@ -11,6 +11,8 @@ use whittle::cli::{self, Format};
 struct Args {
     #[command(subcommand)]
     command: Command,
+    #[command(flatten)]
+    log: whittle::logging::LogArgs,
 }
 
 #[derive(Debug, Subcommand)]
@@ -273,6 +275,11 @@ fn run_server(server: &ServerArgs, listen: Option<std::net::SocketAddr>) -> ! {
         }
     };
     let token = std::env::var("WHITTLE_TOKEN").ok().filter(|t| !t.is_empty());
+    let tools = clap::ValueEnum::to_possible_value(&server.tools).map(|v| v.get_name().to_owned()).unwrap_or_default();
+    match listen {
+        Some(addr) => tracing::info!(%addr, tools, bearer = token.is_some(), "serving MCP over HTTP at /mcp"),
+        None => tracing::info!(tools, "serving MCP on standard input and output"),
+    }
     let result = runtime.block_on(async {
         match listen {
             Some(addr) => whittle::mcp::serve_http(shared, addr, token).await,
@@ -280,14 +287,25 @@ fn run_server(server: &ServerArgs, listen: Option<std::net::SocketAddr>) -> ! {
         }
     });
     if let Err(e) = result {
+        tracing::error!(error = %e, "server stopped");
         eprintln!("whittle: {e}");
         std::process::exit(1);
     }
+    tracing::info!("server stopped: the client closed");
     std::process::exit(0);
 }
 
 fn main() {
     let args = Args::parse();
+    let default_level = if matches!(args.command, Command::Mcp { .. } | Command::Serve { .. }) {
+        tracing::Level::INFO
+    } else {
+        tracing::Level::WARN
+    };
+    if let Err(e) = whittle::logging::init(&args.log, default_level) {
+        eprintln!("whittle: {e}");
+        std::process::exit(2);
+    }
     match &args.command {
         Command::Mcp { server } => run_server(server, None),
         Command::Serve { listen, server } => run_server(server, Some(*listen)),

@@ -664,3 +664,41 @@ fn a_local_page_is_read_offline_unless_its_web_stylesheets_are_asked_for() {
     assert_eq!(hits.load(Ordering::SeqCst), 1, "one fetch of the one web stylesheet");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn logging_settings_that_cannot_work_are_one_line_errors() {
+    let page = demo_shop();
+    let page = page.to_str().unwrap_or_default();
+    let run = |args: &[&str], rust_log: Option<&str>| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_whittle"));
+        cmd.args(args).env_remove("RUST_LOG");
+        if let Some(v) = rust_log {
+            cmd.env("RUST_LOG", v);
+        }
+        cmd.output().unwrap_or_else(|e| panic!("cannot run whittle: {e}"))
+    };
+    // By default a command that works logs nothing.
+    let o = run(&["snapshot", page], None);
+    assert!(o.status.success() && stderr(&o).is_empty(), "{}", stderr(&o));
+    for (args, rust_log, says) in [
+        (vec!["snapshot", page], Some("whittle=["), "RUST_LOG \"whittle=[\" does not parse"),
+        (vec!["--log-file", "/nonexistent/whittle/dir/log", "snapshot", page], None, "--log-file /nonexistent/whittle/dir/log: "),
+        (vec!["snapshot", "--log-level", "loud", page], None, "give error, warn, info, debug or trace"),
+    ] {
+        let o = run(&args, rust_log);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(says), "{args:?}: {}", stderr(&o));
+        assert!(stdout(&o).is_empty(), "{args:?}: nothing is printed after a bad setting");
+    }
+    // The log goes to the file, not to stderr; --log-level wins over RUST_LOG.
+    let dir = scratch_dir("logfile");
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+    let log = dir.join("whittle.log");
+    let o = run(&["extract", "--log-level", "info", "--log-file", log.to_str().unwrap_or_default(), "http://127.0.0.1:1/?key=canary-q-55"], Some("off"));
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&log).unwrap_or_default();
+    assert!(text.contains("page fetch failed") && text.contains("origin=http://127.0.0.1:1"), "{text}");
+    assert!(!text.contains("canary-q-55"), "a query string reached the log: {text}");
+    assert!(!stderr(&o).contains("page fetch failed"), "{}", stderr(&o));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -422,6 +422,7 @@ impl AutoPage {
         let changes = form_changes(doc, &[]);
         let (from, places) = (doc.id(), Places::of(doc));
         self.session.sites.mark(&url);
+        let origin = url.origin().ascii_serialization();
         let moved = async {
             self.load_chromium(url, None).await?;
             let cdp = self.cdp().await?;
@@ -432,6 +433,7 @@ impl AutoPage {
         .await;
         match moved {
             Ok(()) => {
+                tracing::info!(%origin, why = why.words(), "engine switch: static to chromium");
                 self.notices.push(format!("{}: switched to Chromium", why.words()));
                 let entry = self.entry_here().await;
                 if let Some(e) = self.history.get_mut(self.index) {
@@ -440,6 +442,7 @@ impl AutoPage {
                 Ok(())
             }
             Err(e) => {
+                tracing::warn!(%origin, why = why.words(), code = e.code, "engine switch failed: the tab stays static");
                 self.notices.push(why.not_moved(&e));
                 Err(e)
             }

@@ -274,7 +274,15 @@ impl CdpBackend {
             relaunched = true;
             *slot = None;
         }
-        let r = Arc::new(self.launch().await?);
+        let started = std::time::Instant::now();
+        let r = match self.launch().await {
+            Ok(r) => Arc::new(r),
+            Err(e) => {
+                tracing::error!(code = e.code, error = %e.message, "Chromium did not start");
+                return Err(e);
+            }
+        };
+        tracing::info!(launch = r.number, relaunch = relaunched, ms = started.elapsed().as_millis() as u64, "Chromium launched");
         watch_downloads(&r, self.inner.options.max_download_bytes).await;
         *slot = Some(r.clone());
         Ok((r, relaunched))
@@ -340,6 +348,7 @@ impl CdpBackend {
                 }
             }
             flag.store(false, Ordering::SeqCst);
+            tracing::warn!(launch = number, "Chromium stopped (its connection closed): the next page relaunches it");
         });
         let downloads = Arc::new(Mutex::new(Downloads::default()));
         Ok(Running { browser, alive, number, contexts: tokio::sync::Mutex::new(HashMap::new()), downloads, profile, guard })

@@ -793,7 +793,7 @@ async def stdio_session(opts: Options, errlog):
 
 
 @contextlib.asynccontextmanager
-async def http_session(url: str, headers: dict[str, str] | None = None):
+async def http_session(url: str, headers: dict[str, str] | None = None, logging_callback=None):
     async with contextlib.AsyncExitStack() as stack:
         if _new_http_client is not None and create_mcp_http_client is not None:
             client = await stack.enter_async_context(create_mcp_http_client(headers=headers))
@@ -802,7 +802,7 @@ async def http_session(url: str, headers: dict[str, str] | None = None):
             streams = await stack.enter_async_context(_old_http_client(url, headers=headers))
         else:
             raise Skip("this mcp SDK has no Streamable HTTP client")
-        session = await stack.enter_async_context(ClientSession(streams[0], streams[1]))
+        session = await stack.enter_async_context(ClientSession(streams[0], streams[1], logging_callback=logging_callback))
         await session.initialize()
         yield session
 
@@ -886,8 +886,10 @@ async def http_token(opts: Options, shop: Shop) -> None:
 async def privacy(opts: Options, shop: Shop) -> None:
     """Secrets stay on the machine: a page's password value and card number,
     and a secret from the profile's secrets file typed by the model, appear
-    in no result and in none of the server's output; without
-    --allow-private the loopback shop is refused."""
+    in no result, in none of the server's output, in its log file (every
+    crate asked for its trace through RUST_LOG) and in none of the log
+    notifications the client asked for; without --allow-private the
+    loopback shop is refused."""
     from shop import CANARY_CARD, CANARY_PASSWORD
     secret = "CANARY-e2e-secret-77aa"
     folder = tempfile.mkdtemp(prefix="whittle-e2e-profile-")
@@ -895,12 +897,20 @@ async def privacy(opts: Options, shop: Shop) -> None:
         f.write(f'PIN = "{secret}"\n')
     with open(os.path.join(folder, "profile.toml"), "w", encoding="utf-8") as f:
         f.write('secrets = "secrets.toml"\n')
-    with_profile = dataclasses.replace(opts, serve_args=[*opts.serve_args, "--profile", os.path.join(folder, "profile.toml")])
-    serve = Serve(with_profile)
+    log_file = os.path.join(folder, "whittle.log")
+    with_profile = dataclasses.replace(opts, serve_args=[*opts.serve_args, "--profile", os.path.join(folder, "profile.toml"),
+                                                         "--log-file", log_file])
+    serve = Serve(with_profile, env={"RUST_LOG": "trace"})
     seen: list[str] = []
+    notes: list[str] = []
+
+    async def on_log(params) -> None:
+        notes.append(json.dumps(params.model_dump(mode="json"), ensure_ascii=False))
+
     try:
         assert serve.url is not None
-        async with http_session(serve.url) as session:
+        async with http_session(serve.url, logging_callback=on_log) as session:
+            await session.set_logging_level("debug")
             ctx = Ctx(session, "http", shop, opts)
             await ctx.load_tools()
             r = await ctx.nav("/account")
@@ -917,9 +927,18 @@ async def privacy(opts: Options, shop: Shop) -> None:
             check(bad.code == "unknown_secret" and "NOPE" in (bad.text or ""), "an unknown secret is a clear error", bad)
     finally:
         serve.stop()
+    with open(log_file, encoding="utf-8", errors="replace") as f:
+        log = f.read()
+    check(re.search(r"tool call.*tool=\"?act\"?.*outcome=\"?ok", log), f"the log file has no line for the act call:\n{log[-2000:]}")
+    check(re.search(r"outcome=\"?unknown_secret", log), "the log file has no line for the failed call")
+    check(any('"tool": "act"' in n and '"outcome": "ok"' in n for n in notes),
+          f"no notifications/message for the act call after logging/setLevel: {notes[:3]}")
+    check("?" not in "".join(re.findall(r"origin=\S+", log)), "a logged origin carries a query")
     everything = "\n".join(seen) + "\n".join(serve.output)
     for canary in (CANARY_PASSWORD, CANARY_CARD, CANARY_CARD.replace(" ", ""), secret):
         check(canary not in everything, f"{canary!r} reached a result or the server's output")
+        check(canary not in log, f"{canary!r} reached the log file")
+        check(canary not in "\n".join(notes), f"{canary!r} reached a log notification")
     # The default refuses loopback: nothing of the shop.
     strict = dataclasses.replace(opts, serve_args=[a for a in opts.serve_args if a != "--allow-private"])
     serve = Serve(strict)
