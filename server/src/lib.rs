@@ -12,6 +12,7 @@ pub mod cli;
 pub mod compat;
 pub mod cookies;
 pub mod corpus;
+pub mod doctor;
 pub mod fetch;
 pub mod guard;
 pub mod load;

@@ -7,7 +7,7 @@ use whittle::cli::{self, Format};
 
 /// whittle: web pages as a few hundred tokens of plain text for AI agents.
 #[derive(Debug, Parser)]
-#[command(name = "whittle", version, about)]
+#[command(name = "whittle", version = concat!(env!("CARGO_PKG_VERSION"), " (commit ", env!("WHITTLE_COMMIT"), ")"), about)]
 struct Args {
     #[command(subcommand)]
     command: Command,
@@ -104,6 +104,19 @@ enum Command {
         listen: std::net::SocketAddr,
         #[command(flatten)]
         server: ServerArgs,
+    },
+    /// Check what works on this machine: Chromium, the profile, the
+    /// downloads folder, and the MCP clients configured to run whittle.
+    Doctor {
+        /// The Chromium executable to check (default: the profile's, else
+        /// $WHITTLE_CHROMIUM, else chromium or google-chrome on PATH).
+        #[arg(long, value_name = "PATH")]
+        chromium: Option<std::path::PathBuf>,
+        /// Seconds Chromium may take to launch.
+        #[arg(long, value_name = "SECONDS", default_value_t = 20, value_parser = clap::value_parser!(u64).range(1..=600))]
+        timeout: u64,
+        #[command(flatten)]
+        access: cli::AccessArgs,
     },
     /// Grow and inspect the corpus of pages tests and benches run on.
     Corpus {
@@ -365,6 +378,18 @@ fn main() {
                 whittle::corpus::generate(kind, size, output.as_deref(), &mut out)
             }
         },
+        Command::Doctor { chromium, timeout, access } => {
+            let args = whittle::doctor::DoctorArgs {
+                chromium: chromium.clone(),
+                timeout: std::time::Duration::from_secs(*timeout),
+                access: access.clone(),
+            };
+            match whittle::doctor::run(&args, &mut out) {
+                Ok(true) => Ok(()),
+                Ok(false) => std::process::exit(1),
+                Err(e) => Err(e),
+            }
+        }
         Command::Mcp { .. } | Command::Serve { .. } => Ok(()),
     };
     if let Err(e) = result {

@@ -702,3 +702,103 @@ fn logging_settings_that_cannot_work_are_one_line_errors() {
     assert!(!stderr(&o).contains("page fetch failed"), "{}", stderr(&o));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `whittle doctor` run in `dir` (its working folder) with `home` as HOME
+/// and `tmp` as the temporary folder, nothing else of this user's.
+fn doctor(dir: &std::path::Path, home: &std::path::Path, tmp: &std::path::Path, args: &[&str]) -> (Output, std::time::Duration) {
+    let started = std::time::Instant::now();
+    let o = Command::new(env!("CARGO_BIN_EXE_whittle"))
+        .arg("doctor")
+        .args(args)
+        .current_dir(dir)
+        .env("HOME", home)
+        .env("TMPDIR", tmp)
+        .env_remove("XDG_CONFIG_HOME")
+        .env_remove("WHITTLE_PROFILE")
+        .env_remove("CODEX_HOME")
+        .env_remove("APPDATA")
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run whittle doctor: {e}"));
+    (o, started.elapsed())
+}
+
+#[test]
+fn doctor_names_what_is_broken_and_never_waits_on_a_chromium_that_hangs() {
+    let dir = scratch_dir("doctor-broken");
+    let (home, tmp) = (dir.join("home"), dir.join("tmp"));
+    for d in [home.join(".cursor"), home.join(".codex"), dir.join(".vscode"), tmp.clone()] {
+        std::fs::create_dir_all(&d).unwrap_or_else(|e| panic!("{e}"));
+    }
+    let write = |p: PathBuf, text: &str| std::fs::write(&p, text).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    write(home.join(".cursor/mcp.json"), r#"{"mcpServers":{"whittle":{"command":"/nonexistent/bin/whittle","args":["mcp"]}}}"#);
+    write(
+        home.join(".codex/config.toml"),
+        "[mcp_servers.whittle]\nurl = \"http://127.0.0.1:8931/mcp\"\nbearer_token_env_var = \"WHITTLE_TOKEN\"\n",
+    );
+    write(dir.join(".vscode/mcp.json"), "{\"servers\": {");
+    let profile = dir.join("profile.toml");
+    write(profile.clone(), "[sites]\nallow = [\"https://example.org\"]\nengine = \"warp\"\n");
+    // A Chromium that never answers, not even to --version.
+    let nap = format!("29.{}", std::process::id());
+    let fake = dir.join("chromium");
+    write(fake.clone(), &format!("#!/bin/sh\nexec sleep {nap}\n"));
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap_or_else(|e| panic!("{e}"));
+    }
+    let args = ["--profile", profile.to_str().unwrap_or_default(), "--chromium", fake.to_str().unwrap_or_default(), "--timeout", "2"];
+    let (o, took) = doctor(&dir, &home, &tmp, &args);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}{}", stderr(&o));
+    assert!(took < std::time::Duration::from_secs(20), "doctor took {took:?}");
+    assert!(out.contains("does not parse") && out.contains("line 3"), "{out}");
+    assert!(out.contains("version unknown: no answer within 2 s"), "{out}");
+    assert!(out.contains("does not launch"), "{out}");
+    let cursor = out.lines().find(|l| l.contains(".cursor/mcp.json")).unwrap_or_default();
+    assert!(cursor.contains("PROBLEM") && cursor.contains("does not exist"), "{out}");
+    let codex = out.lines().find(|l| l.contains(".codex/config.toml")).unwrap_or_default();
+    assert!(codex.contains("whittle configured"), "{out}");
+    let vscode = out.lines().find(|l| l.contains(".vscode/mcp.json")).unwrap_or_default();
+    assert!(vscode.contains("does not parse"), "{out}");
+    assert!(out.trim_end().ends_with(|c: char| c.is_ascii_alphanumeric() || c == ')'), "a summary line ends the report: {out}");
+    assert!(out.contains("4 problems"), "{out}");
+    // Chromium was stopped, and its profile folder removed.
+    let left: Vec<_> = files_in(&tmp).into_iter().filter(|p| p.to_string_lossy().contains("whittle-chromium-")).collect();
+    assert!(left.is_empty(), "{left:?}");
+    let sleeping = std::fs::read_dir("/proc").into_iter().flatten().flatten().any(|e| {
+        std::fs::read(e.path().join("cmdline")).is_ok_and(|c| c.windows(nap.len()).any(|w| w == nap.as_bytes()))
+    });
+    assert!(!sleeping, "the Chromium that hung was left running");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn doctor_on_a_working_machine_finds_chromium_launching_and_no_problem() {
+    let Ok(_) = whittle::backend::cdp::find_chromium(None) else {
+        assert!(
+            std::env::var("WHITTLE_CHROMIUM_TESTS").map_or(true, |v| v != "require"),
+            "WHITTLE_CHROMIUM_TESTS=require but no Chromium was found"
+        );
+        eprintln!("doctor_on_a_working_machine_finds_chromium_launching_and_no_problem: skipped: no Chromium (apt-get install -y chromium)");
+        return;
+    };
+    let dir = scratch_dir("doctor-good");
+    let (home, tmp) = (dir.join("home"), dir.join("tmp"));
+    std::fs::create_dir_all(home.join(".config/whittle")).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::create_dir_all(&tmp).unwrap_or_else(|e| panic!("{e}"));
+    let profile = home.join(".config/whittle/profile.toml");
+    let downloads = dir.join("downloads");
+    std::fs::write(&profile, format!("downloads = {:?}\n[sites]\nblock = [\"https://ads.example\"]\n", downloads.display().to_string()))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let (o, _) = doctor(&dir, &home, &tmp, &[]);
+    let out = stdout(&o);
+    assert!(o.status.success(), "{out}{}", stderr(&o));
+    assert!(out.starts_with(&format!("whittle {}", env!("CARGO_PKG_VERSION"))), "{out}");
+    assert!(out.contains(&format!("{} (parses)", profile.display())), "the default profile is found: {out}");
+    assert!(out.contains("https://ads.example"), "{out}");
+    assert!(out.lines().any(|l| l.contains("headless") && l.contains("launches")), "{out}");
+    assert!(out.contains(&format!("{} (made on the first download)", downloads.display())), "{out}");
+    assert!(out.contains("no client config found"), "{out}");
+    assert!(out.contains("No problems found."), "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

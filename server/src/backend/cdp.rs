@@ -95,6 +95,8 @@ pub struct ChromiumOptions {
     pub downloads: PathBuf,
     /// The longest a navigation may take.
     pub nav_timeout: Duration,
+    /// The longest Chromium may take to start and be ready for commands.
+    pub launch_timeout: Duration,
     /// The largest download kept; a bigger one is cancelled.
     pub max_download_bytes: u64,
     /// More Chromium switches, without their leading dashes (e.g.
@@ -118,6 +120,7 @@ impl Default for ChromiumOptions {
             device_scale: 1.0,
             downloads: std::env::temp_dir().join("whittle-downloads"),
             nav_timeout: Duration::from_secs(20),
+            launch_timeout: Duration::from_secs(20),
             max_download_bytes: 100 * 1024 * 1024,
             args: Vec::new(),
             policy: None,
@@ -262,6 +265,22 @@ impl CdpBackend {
         find_chromium(self.inner.options.executable.as_deref()).is_ok()
     }
 
+    /// Launches Chromium as pages would, opens a blank page in a browser
+    /// context of its own, and closes everything again: whether Chromium
+    /// works here. Within the launch timeout plus [`COMMAND_TIMEOUT`]s.
+    pub async fn probe(&self) -> Result<(), BrowseError> {
+        let running = Arc::new(self.launch().await?);
+        let page = async {
+            let context = self.context(&running, 0).await?;
+            let params =
+                CreateTargetParams::builder().url("about:blank").browser_context_id(context).build().map_err(cdp_error)?;
+            bounded(running.browser.new_page(params)).await.map(drop)
+        };
+        let opened = page.await;
+        drop(running);
+        opened
+    }
+
     /// The running Chromium, launched (again) if there is none or it
     /// died; `true` when this call relaunched one that had died.
     async fn running(&self) -> Result<(Arc<Running>, bool), BrowseError> {
@@ -312,7 +331,7 @@ impl CdpBackend {
                 has_touch: false,
             })
             .window_size(o.viewport.width, o.viewport.height)
-            .launch_timeout(Duration::from_secs(20))
+            .launch_timeout(o.launch_timeout)
             .request_timeout(COMMAND_TIMEOUT)
             .args(["disable-gpu", "disable-quic", "disable-component-update", "disable-sync", "no-first-run", "disable-background-networking", "mute-audio"])
             // Back and forward load the page again, with its lifecycle
@@ -333,10 +352,21 @@ impl CdpBackend {
             }
             None => None,
         };
-        let config = builder.build().map_err(|e| BrowseError::new("engine_unavailable", format!("Chromium: {e}")))?;
-        let (browser, mut handler) = Browser::launch(config)
-            .await
-            .map_err(|e| BrowseError::new("engine_unavailable", format!("Chromium did not start ({}): {e}", exe.display())))?;
+        let launched = match builder.build() {
+            Ok(config) => Browser::launch(config)
+                .await
+                .map_err(|e| BrowseError::new("engine_unavailable", format!("Chromium did not start ({}): {e}", exe.display()))),
+            Err(e) => Err(BrowseError::new("engine_unavailable", format!("Chromium: {e}"))),
+        };
+        let (browser, mut handler) = match launched {
+            Ok(b) => b,
+            Err(e) => {
+                // chromiumoxide has killed and reaped the process; its
+                // profile folder is whittle's to remove.
+                let _ = std::fs::remove_dir_all(&profile);
+                return Err(e);
+            }
+        };
         let alive = Arc::new(AtomicBool::new(true));
         let flag = alive.clone();
         tokio::spawn(async move {
