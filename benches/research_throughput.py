@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Throughput of `whittle research` against headless Chromium, end to end
-from a loopback HTTP server (issue 5, item 5).
+from a loopback HTTP server.
 
     cargo build --release -p whittle --bin whittle
     python3 benches/research_throughput.py [--pages N] [--runs 5] [--skip-chromium]

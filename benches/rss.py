@@ -1,5 +1,5 @@
-"""Peak memory of `whittle mcp` with ten static tabs open (issue 4 target:
-RSS <= 50 MB).
+"""Peak memory of `whittle mcp` with ten static tabs open (printed beside
+a budget of 50 MB RSS).
 
 Serves ten of the largest real pages of the shared corpus on loopback, has
 one MCP client (the official Python SDK) open each in its own tab through

@@ -1,4 +1,4 @@
-//! The act-result diff of PROTOCOL §2: what changed between two
+//! The act-result diff (docs/observation.md): what changed between two
 //! observations of one page, in the model's terms.
 //!
 //! ```text
@@ -48,7 +48,7 @@ use crate::render::Observation;
 pub const MAX_EDITS: usize = 1_000;
 
 /// The server sends the diff only when it costs at most this share
-/// (percent) of the whole observation (PROTOCOL §2).
+/// (percent) of the whole observation (docs/observation.md).
 pub const DIFF_SHARE_PERCENT: u64 = 75;
 
 /// What an edit does.
@@ -117,7 +117,7 @@ impl Diff {
         self.header.is_none() && self.edits.is_empty()
     }
 
-    /// The text of PROTOCOL §2, newline-terminated: `Δ +a −r ~c`, then
+    /// The diff's text (docs/observation.md), newline-terminated: `Δ +a −r ~c`, then
     /// the header change and the hunks. An empty diff is the one line
     /// `Δ +0 −0 ~0`.
     pub fn text(&self) -> String {
@@ -177,7 +177,7 @@ pub enum WhyFull {
     },
 }
 
-/// PROTOCOL §2's rule: the whole new observation when the page navigated
+/// The rule (docs/observation.md): the whole new observation when the page navigated
 /// (its URL changed other than in the fragment) or when the diff would
 /// cost more than 75% of it (both counted with the fold stage's o200k
 /// estimate), else the diff. A server that knows better whether the page

@@ -1,4 +1,4 @@
-//! The `extract` tool of PROTOCOL §3: a table, a list of repeated items,
+//! The `extract` tool (docs/mcp.md): a table, a list of repeated items,
 //! the main text or the links of a page as rows, paged to a token budget.
 //!
 //! ```text

@@ -1,4 +1,4 @@
-//! The `find` tool of PROTOCOL §3: search the whole page, also what lies
+//! The `find` tool (docs/mcp.md): search the whole page, also what lies
 //! off-screen or what folding hid, never hidden content.
 //!
 //! Three forms of query:

@@ -391,7 +391,7 @@ pub fn extract(
 
 /// What the CLI prints of a page, as the MCP session gives it: without
 /// characters a person cannot see, secret-looking values as tokens
-/// (PROTOCOL §5). One output: numbered within it.
+/// (docs/privacy.md). One output: numbered within it.
 fn private(text: &str) -> String {
     whittle_engine::safety::private(&mut whittle_engine::safety::Vault::new(), text).into_owned()
 }

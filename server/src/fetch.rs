@@ -219,7 +219,7 @@ pub enum FetchError {
 }
 
 impl FetchError {
-    /// The protocol's error code (PROTOCOL §4).
+    /// The error code (docs/mcp.md#error-codes).
     pub fn code(&self) -> &'static str {
         match self {
             FetchError::InvalidUrl { .. } => "invalid_url",

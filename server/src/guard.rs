@@ -1,5 +1,5 @@
 //! The socket guard: a SOCKS5 server on loopback through which Chromium
-//! makes every TCP connection (PROTOCOL §4, issue 7).
+//! makes every TCP connection (docs/privacy.md).
 //!
 //! Chromium is launched with [`SocketGuard::chromium_args`]: the guard as
 //! its SOCKS5 proxy, no implicit loopback bypass, and no WebRTC UDP outside

@@ -218,7 +218,7 @@ fn load_file(path: &Path) -> Result<Page, LoadError> {
 }
 
 impl LoadError {
-    /// The protocol's error code for this failure (PROTOCOL §4).
+    /// The error code for this failure (docs/mcp.md#error-codes).
     pub fn code(&self) -> &'static str {
         match self {
             LoadError::InvalidUrl(..) => "invalid_url",

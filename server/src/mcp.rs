@@ -1,4 +1,4 @@
-//! The MCP server (rmcp): the tools of PROTOCOL §3 over stdio
+//! The MCP server (rmcp): the tools of docs/mcp.md over stdio
 //! (`whittle mcp`) or Streamable HTTP (`whittle serve`). One [`Session`]
 //! per client: over stdio the process is the session; over HTTP each MCP
 //! session (the `Mcp-Session-Id` rmcp hands out) gets its own tabs, refs

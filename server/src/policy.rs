@@ -1,5 +1,5 @@
 //! Where whittle may fetch from: the profile's allowed and blocked sites
-//! and the private-network guard (PROTOCOL §4, issue 7).
+//! and the private-network guard (docs/privacy.md).
 //!
 //! Two checks, both needed:
 //! - **sites**: a URL's scheme, host and port against origin patterns
@@ -25,7 +25,7 @@ use std::sync::{Arc, OnceLock};
 use url::{Host, Url};
 
 /// Why a URL or address was refused; its code is always
-/// `origin_not_allowed` (PROTOCOL §4).
+/// `origin_not_allowed` (docs/mcp.md#error-codes).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Refusal(pub String);
 

@@ -1,5 +1,5 @@
 //! A browsing session: the tabs of one MCP client, their shared refs and
-//! cookies, and the tools of PROTOCOL §3 run against them. Every tool call
+//! cookies, and the tools of docs/mcp.md run against them. Every tool call
 //! ends in a [`ToolOutput`] — the text the model reads and the envelope of
 //! §4 — also when it fails: errors are `ok: false` results with a code, and
 //! the session keeps working.
@@ -42,7 +42,7 @@ const DEFAULT_WAIT_MS: u32 = 10_000;
 /// The longest `wait user` (the person solving a CAPTCHA, a 2FA prompt).
 const MAX_USER_WAIT_MS: u32 = 300_000;
 /// A diff is sent instead of the full view only when it costs at most this
-/// share of it (PROTOCOL §2).
+/// share of it (docs/observation.md).
 const DIFF_SHARE: f64 = 0.75;
 /// Chromium tabs `research` renders pages that need scripts in at once.
 const RENDER_TABS: usize = 3;
@@ -266,7 +266,7 @@ impl Session {
     }
 
     /// Replaces secret-looking values in everything the model reads by
-    /// their tokens (PROTOCOL §5) and takes out characters a person cannot
+    /// their tokens (docs/privacy.md) and takes out characters a person cannot
     /// see: the text, every page-written string of the envelope, and
     /// error messages (they may quote the page).
     fn redact(&mut self, out: &mut ToolOutput) {
@@ -611,7 +611,7 @@ impl Session {
             // have changed, and a notice says so): the whole view.
             text.push_str(&with_notices(&after.text(), &envelope));
         } else {
-            // PROTOCOL §2: the diff, unless it would cost more than 75% of
+            // The diff (docs/observation.md), unless it would cost more than 75% of
             // the whole view.
             let diff = whittle_engine::diff::diff(&before, &after);
             if diff.is_empty() && failure.is_some() {
@@ -1176,7 +1176,7 @@ fn arrival_line(from: &Url, a: &Arrival, obs: &Observation) -> String {
 
 /// [`whittle_engine::safety::private`] in place.
 /// Whether a picture covers this widget: a sensitive field or a frame
-/// (PROTOCOL §5; seed 003).
+/// (docs/privacy.md).
 fn covered(w: &Widget) -> bool {
     w.sensitive.is_some() || role_word(w.role) == "frame"
 }

@@ -1,4 +1,4 @@
-//! The MCP tools' arguments (PROTOCOL §3), as Rust types: serde reads them,
+//! The MCP tools' arguments (docs/mcp.md), as Rust types: serde reads them,
 //! schemars writes their JSON Schemas. Doc comments are the schema
 //! descriptions the model reads, so they are short.
 

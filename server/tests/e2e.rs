@@ -84,7 +84,7 @@ fn mcp_end_to_end() {
 }
 
 /// The agent-browser tool set (`whittle mcp --tools agent-browser`) through
-/// the same SDK: seed 004's schemas, every output validated against them,
+/// the same SDK: agent-browser's schemas, every output validated against them,
 /// its error codes (tests/e2e/test_compat.py).
 #[test]
 fn agent_browser_tool_set_end_to_end() {

@@ -1,4 +1,4 @@
-//! What the safety work costs on real pages (issue 7's target: at most
+//! What the safety work costs on real pages (measured against a budget of
 //! 10% of the snapshot): per page, the whole snapshot, and within it the
 //! concealment pass (`Styles::conceal`) and the per-text checks the tree
 //! makes (invisible characters, instructions to AI agents), each the best

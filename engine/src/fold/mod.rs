@@ -1,5 +1,5 @@
 //! Stage 6, `fold`: which lines of the semantic tree the model reads, under
-//! a token budget and an `observe` mode (PROTOCOL §1).
+//! a token budget and an `observe` mode (docs/observation.md).
 //!
 //! ```text
 //! [11] list "Products"
@@ -78,7 +78,7 @@ pub const ITEMS_KEEP_BELOW: usize = 3;
 /// budget: a list of 40 results reads as well from its first 8.
 pub const ITEMS_KEEP: usize = 8;
 
-/// What an observation shows (PROTOCOL §1, `observe` modes).
+/// What an observation shows (docs/observation.md, `observe` modes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Mode {
     /// Everything (the default).

@@ -1,4 +1,4 @@
-//! The structured result of PROTOCOL §4: `ok`, `server` (what whittle
+//! The structured result (docs/observation.md): `ok`, `server` (what whittle
 //! states) and `page_content` (what the page wrote). The types only derive
 //! `Serialize`; writing JSON is the caller's business.
 //!
@@ -108,7 +108,7 @@ pub struct ViewportInfo {
     pub content_height: Option<u32>,
 }
 
-/// Counters of PROTOCOL §4.
+/// The result's counters (docs/observation.md).
 #[derive(Debug, Clone, Copy, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct EnvelopeCounters {

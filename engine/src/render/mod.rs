@@ -1,5 +1,5 @@
 //! Stage 5, `render`: the semantic tree as the text observation of
-//! PROTOCOL §1, and the same facts as the structured envelope of §4.
+//! docs/observation.md, and the same facts as the structured result.
 //!
 //! ```text
 //! # Shipping – Demo Shop · shop.example/checkout

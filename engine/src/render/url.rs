@@ -1,4 +1,4 @@
-//! The compact URL of the header line (PROTOCOL §1): no scheme, no leading
+//! The compact URL of the header line (docs/observation.md): no scheme, no leading
 //! `www.`, no trailing `/`, long query values elided (`?q=…`).
 //!
 //! Choices the protocol leaves open, made for a reader that only needs to

@@ -1,4 +1,4 @@
-//! The accessibility tree as compact YAML, the shape of seed 004's
+//! The accessibility tree as compact YAML, the shape of agent-browser's
 //! `browser_snapshot` (and of Playwright's ARIA snapshots): one sequence
 //! entry per node, `role "name" [state]`, a value after `: `, children
 //! nested under `role "name":`.

@@ -1,4 +1,4 @@
-//! Text a person cannot see (issue 7, PROTOCOL §1): found once per
+//! Text a person cannot see (docs/observation.md): found once per
 //! analysis, after layout, and read by `build_tree`.
 //!
 //! A node is *concealed* when it has a box but no person can read it:

@@ -1,5 +1,5 @@
 //! Safety: what keeps page-written text from steering the model or leaking
-//! what must stay on the machine (PROTOCOL §1, §5).
+//! what must stay on the machine (docs/observation.md, docs/privacy.md).
 //!
 //! - [`tokens`]: values in page text that look like secrets (card numbers
 //!   passing Luhn, JWTs, API keys, SSNs, IBANs) become numbered tokens
@@ -28,7 +28,7 @@ pub fn private<'a>(vault: &mut Vault, text: &'a str) -> std::borrow::Cow<'a, str
     }
 }
 
-/// The notes a page gets (PROTOCOL §1), each a whole line in whittle's
+/// The notes a page gets (docs/observation.md), each a whole line in whittle's
 /// words: `⚠ removed hidden instructions`, `⚠ suspected injection`,
 /// `⚠ bot challenge`, `⚿ sensitive fields`.
 pub fn notes(tree: &AxTree) -> Vec<String> {

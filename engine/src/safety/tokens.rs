@@ -1,5 +1,5 @@
 //! Privacy tokens: the per-session [`Vault`] that keeps secret-looking values
-//! out of everything the model reads (PROTOCOL §5).
+//! out of everything the model reads (docs/privacy.md).
 //!
 //! [`Vault::redact`] replaces each such value in page text by a numbered
 //! token, `‹card:1›`, `‹jwt:1›`, `‹key:2›`, `‹ssn:1›`, `‹iban:1›` (the

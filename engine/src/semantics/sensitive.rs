@@ -1,5 +1,5 @@
 //! Sensitive fields: controls whose value must never leave the machine
-//! (PROTOCOL §5). Found by input type, by `autocomplete` tokens, and by the
+//! (docs/privacy.md). Found by input type, by `autocomplete` tokens, and by the
 //! hints a page gives a person (name, id, placeholder, label).
 
 use html5ever::local_name;

@@ -1,6 +1,6 @@
 //! The CSS properties whittle computes, their values, and their parsers.
 //!
-//! Only what the pipeline reads is kept (see DESIGN.md): what decides
+//! Only what the pipeline reads is kept (ARCHITECTURE.md): what decides
 //! visibility (`display`, `visibility`, `content-visibility`, `opacity`),
 //! what later places boxes (`position`, `overflow`, `font-size`), how text is
 //! shown (`white-space`, `text-transform`), and generated `content` for

@@ -1,6 +1,6 @@
 //! Refs: the numbers `[n]` that name what can be acted on or expanded.
 //!
-//! The contract (PROTOCOL.md §1): a ref is unique for the whole session and
+//! The contract (docs/observation.md): a ref is unique for the whole session and
 //! stable across re-renders. The same element keeps its number for as long
 //! as it exists; a new element gets a new number, never a reused one, also
 //! across navigations and tabs.

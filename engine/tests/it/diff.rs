@@ -1,4 +1,4 @@
-//! The act-result diff (PROTOCOL §2): pages changed through the mutation
+//! The act-result diff (docs/observation.md): pages changed through the mutation
 //! API diff as the protocol shows, lines keep their identity by ref, and
 //! as properties over random line edits: a diff of an observation with
 //! itself is empty, and applying a diff to the old lines gives the new

@@ -1,4 +1,4 @@
-//! The `extract` tool (PROTOCOL §3) on hand-written pages: tables with
+//! The `extract` tool (docs/mcp.md) on hand-written pages: tables with
 //! their header, lists of products and of cards, the main text, links,
 //! paging to a token budget, and the errors a model can cause.
 

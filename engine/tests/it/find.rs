@@ -1,4 +1,4 @@
-//! The `find` tool (PROTOCOL §3) on hand-written pages: role, text and
+//! The `find` tool (docs/mcp.md) on hand-written pages: role, text and
 //! `css:` queries, their contexts, limits and near misses; off-screen and
 //! folded-away lines are found, hidden content never is.
 

@@ -1,4 +1,4 @@
-//! Refs are stable (PROTOCOL.md §1), checked as properties over random
+//! Refs are stable (docs/observation.md), checked as properties over random
 //! pages and random mutations:
 //! - rendering an unchanged document again gives the same text and refs;
 //! - an element keeps its number for as long as it exists (also while it

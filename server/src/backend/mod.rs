@@ -26,7 +26,7 @@ use whittle_engine::{AxTree, Document, Layout, NodeId, Rect, RefTable, Semantics
 
 use crate::tools::Do;
 
-/// Why a browsing operation failed: a protocol error code (PROTOCOL §4)
+/// Why a browsing operation failed: an error code (docs/mcp.md#error-codes)
 /// and one line for the model. Messages never hold values of sensitive
 /// fields.
 #[derive(Debug, Clone, PartialEq, Eq)]

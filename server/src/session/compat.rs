@@ -1,4 +1,4 @@
-//! What the agent-browser tool set (`crate::compat`, seed 004) asks of a
+//! What the agent-browser tool set (`crate::compat`) asks of a
 //! session: the same tabs, engines, site rules and privacy as whittle's own
 //! tools, with pages read and acted on by CSS selector instead of by ref.
 //! Every method leaves the active tab's default view rendered (as every
@@ -179,7 +179,7 @@ impl Session {
     }
 
     /// Replaces secret-looking values in `s` by their tokens, as in every
-    /// result of whittle's own tools (PROTOCOL §5).
+    /// result of whittle's own tools (docs/privacy.md).
     pub fn redact_for_model(&mut self, s: &mut String) {
         let host = self.active_host();
         self.vault.set_site(host.as_deref());

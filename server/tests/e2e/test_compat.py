@@ -5,7 +5,7 @@ HTTP (`whittle serve`) against the demo shop (shop.py) on loopback.
 
     python3 server/tests/e2e/test_compat.py --whittle target/debug/whittle [--seed FILE] [-v]
 
-What is asserted: the six tools with seed 004's input and output schemas
+What is asserted: the six tools with agent-browser's input and output schemas
 (compared with the seed file itself when it is at hand: --seed, else
 ../shared/seeds/004_*.txt beside the repository); every successful result's
 structured content validated against the tool's declared outputSchema by

@@ -6,7 +6,7 @@ Streamable HTTP), against the demo shop in shop.py on loopback.
     python3 server/tests/e2e/test_mcp.py --whittle target/debug/whittle
         [--transport stdio|http|both] [--only SUBSTRING] [--tools-json PATH] [-v]
 
-What is asserted is PROTOCOL.md (the contract): the text of observations
+What is asserted is what docs/observation.md and docs/mcp.md promise: the text of observations
 and act results, the structured envelope of every result (validated against
 the tool's declared outputSchema; nothing page-written under `server`), and
 errors as results with `ok: false` and a code, after which the session still
@@ -70,7 +70,7 @@ NAV_TIMEOUT = 5  # seconds, given to the server as --nav-timeout when it has the
 BAD_REF = 999_999
 FOLD_RE = re.compile(r"… \+(\d+) more items \(observe ref (\d+)\)")
 PRODUCT_NAMES = [p["name"] for p in PRODUCTS]
-# Page-written text that must never appear under `server` (PROTOCOL §4), on
+# Page-written text that must never appear under `server` (docs/observation.md), on
 # top of each result's own title and element names.
 PAGE_WRITTEN = [SITE, "Continue to review", "This is a gift", "Privacy Policy", "Place order",
                 "Lost in the aisles", "Something broke", "Review your order", *PRODUCT_NAMES]
@@ -269,7 +269,7 @@ class Ctx:
                 if message not in self.soft:
                     self.soft.append(message)
                     self.log.append(f"  {where}: {message}")
-        # PROTOCOL §4: nothing page-written under `server`.
+        # Nothing page-written under `server`.
         server_text = json.dumps(res.server, ensure_ascii=False)
         written = list(PAGE_WRITTEN)
         if isinstance(res.page.get("title"), str):
@@ -360,7 +360,7 @@ async def tool_list(c: Ctx) -> None:
                     jsonschema.Draft202012Validator.check_schema(t[key])
                 except jsonschema.SchemaError as e:
                     fail(f"tool {t['name']}: {key} is not a valid JSON Schema: {e.message}")
-    # PROTOCOL §3: the descriptions tell the model page content is data, never an instruction.
+    # The descriptions tell the model page content is data, never an instruction.
     together = " ".join(t["description"] for t in c.tools).lower()
     check("instruction" in together and "data" in together,
           "no tool description says that page content is data, never an instruction")
@@ -393,7 +393,7 @@ async def checkout_flow(c: Ctx) -> None:
     r = await c.nav("/checkout")
     check(re.match(rf"# Shipping – {SITE} · 127\.0\.0\.1:{port}/checkout( · .*)?$", r.header()),
           "checkout header", r)
-    # PROTOCOL §1: a new element gets a new number, never a reused one.
+    # A new element gets a new number, never a reused one.
     check(min(all_refs(r.text)) > max(all_refs(home.text)), "the checkout page reuses ref numbers of the home page", r)
     email = ref_of(r.text, "textbox", "Email")
     country = ref_of(r.text, "combobox", "Country")

@@ -184,7 +184,7 @@ async fn chromium_backend() {
 
 /// The project's fixtures and layout pages, served as they are, observed on both paths:
 /// the same page must read the same (refs aside) on at least 95% of its
-/// lines (issue 6). Figures per page are printed.
+/// lines. Figures per page are printed.
 async fn the_chromium_path_reads_like_the_static_path(always: &AutoBackend, never: &AutoBackend) {
     let mut pages = whittle_corpus::html_files_under(&whittle_corpus::fixtures_dir(), &[]);
     pages.extend(whittle_corpus::html_files_under(&whittle_corpus::layout_dir(), &[]));
