@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # The fuzz smoke run CI calls: builds every target, seeds the corpora
 # (fuzz/seed.sh) when they are empty, then runs each target for N seconds
-# (default 20) from its corpus. Fails when any target crashes, hangs past
-# its timeout or runs out of memory; the input is in fuzz/artifacts/<target>/.
+# (default 20) from its corpus, FUZZ_JOBS targets at a time (default: the
+# number of cores). Fails when any target crashes, hangs past its timeout
+# or runs out of memory; the input is in fuzz/artifacts/<target>/.
 #
 #   fuzz/smoke.sh          # 20 s per target
 #   fuzz/smoke.sh 5        # 5 s per target
+#   fuzz/smoke.sh build    # only build the targets (CI builds them while the tests run)
 #
 # FUZZ_SANITIZER picks cargo-fuzz's sanitizer (default none: every crate of
 # the workspace forbids unsafe code, and AddressSanitizer slows every
@@ -33,13 +35,17 @@ start=$(date +%s)
 cargo fuzz build "${build[@]}"
 built=$(date +%s)
 echo "fuzz smoke: built in $((built - start)) s"
+if [ "$seconds" = build ]; then
+  exit 0
+fi
 
 if [ -z "$(ls -A corpus/tree_builder 2>/dev/null)" ]; then
   ./seed.sh
 fi
 
-failed=()
-for target in $(cargo fuzz list); do
+# One target's run; its output goes to artifacts/<target>/smoke.log.
+run_one() {
+  local target="$1" dict
   case "$target" in
     url) dict=url.dict ;;
     tree_builder | snapshot | diff) dict=html.dict ;;
@@ -48,14 +54,30 @@ for target in $(cargo fuzz list); do
   mkdir -p "corpus/$target" "artifacts/$target"
   # -max_len cuts long seed pages so that the first pass over the corpus
   # fits in the time; -timeout catches a hang (a lost linearity bound).
-  if ! cargo fuzz run "${build[@]}" "$target" -- \
+  cargo fuzz run "${build[@]}" "$target" -- \
     -max_total_time="$seconds" -max_len=16384 -timeout=20 -rss_limit_mb=2048 \
-    ${dict:+-dict="$dict"} -print_final_stats=1 2>"artifacts/$target/smoke.log"; then
-    failed+=("$target")
-    tail -n 60 "artifacts/$target/smoke.log"
-  fi
-  grep -E '^stat::number_of_executed_units|^stat::average_exec_per_sec' "artifacts/$target/smoke.log" \
-    | sed "s/^/fuzz smoke: $target /" || true
+    ${dict:+-dict="$dict"} -print_final_stats=1 2>"artifacts/$target/smoke.log"
+}
+
+jobs="${FUZZ_JOBS:-$(nproc 2>/dev/null || echo 1)}"
+targets=($(cargo fuzz list))
+failed=()
+for ((i = 0; i < ${#targets[@]}; i += jobs)); do
+  batch=("${targets[@]:i:jobs}")
+  pids=()
+  for target in "${batch[@]}"; do
+    run_one "$target" &
+    pids+=($!)
+  done
+  for j in "${!batch[@]}"; do
+    target="${batch[$j]}"
+    if ! wait "${pids[$j]}"; then
+      failed+=("$target")
+      tail -n 60 "artifacts/$target/smoke.log"
+    fi
+    grep -E '^stat::number_of_executed_units|^stat::average_exec_per_sec' "artifacts/$target/smoke.log" \
+      | sed "s/^/fuzz smoke: $target /" || true
+  done
 done
 
 echo "fuzz smoke: built and ran in $(($(date +%s) - start)) s"
