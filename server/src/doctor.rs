@@ -358,6 +358,24 @@ mod tests {
         assert_eq!(commands, [None, Some("/opt/bin/whittle"), Some("uvx")]);
     }
 
+    /// What docs/clients.md tells people to write is what doctor reads as
+    /// a whittle entry, in every format.
+    #[test]
+    fn every_snippet_of_the_client_docs_is_a_whittle_entry() {
+        let docs = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/clients.md");
+        let text = std::fs::read_to_string(docs).unwrap_or_default();
+        let mut seen = 0;
+        for (fence, format) in [("```json", None), ("```toml", Some(Format::CodexToml))] {
+            for block in text.split(fence).skip(1).filter_map(|b| b.split("```").next()) {
+                let format = format.unwrap_or(if block.contains("\"servers\"") { Format::Json("servers") } else { Format::Json("mcpServers") });
+                let entries = whittle_entries(block, format).map(|(_, e)| e.len());
+                assert_eq!(entries, Ok(1), "{block}");
+                seen += 1;
+            }
+        }
+        assert!(seen >= 7, "{seen} snippets in {docs}");
+    }
+
     #[test]
     fn codex_tables_are_read_and_broken_files_say_so() {
         let toml = "[mcp_servers.whittle]\ncommand = \"whittle\"\nargs = [\"mcp\"]\n[mcp_servers.x]\nurl = \"http://h/mcp\"\n";

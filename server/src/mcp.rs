@@ -405,7 +405,7 @@ const TYPE_KEYWORDS: [(&str, &[&str]); 4] = [
     ("object", &["properties", "required", "additionalProperties", "patternProperties", "propertyNames", "minProperties", "maxProperties"]),
     ("array", &["items", "prefixItems", "contains", "minItems", "maxItems", "uniqueItems"]),
     ("string", &["minLength", "maxLength", "pattern"]),
-    ("number", &["maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"]),
+    ("number", &["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"]),
 ];
 
 /// A schema with a list of types (`"type": ["object", "null"]`) as one

@@ -27,19 +27,24 @@ fn launcher() -> Result<PathBuf, String> {
     Ok(launcher)
 }
 
-#[test]
-fn both_tool_sets_pass_the_inspectors_strict_schema_lint() {
-    let launcher = match launcher() {
-        Ok(l) => l,
+/// The launcher, or `None` (after saying why) when the test skips.
+fn launcher_or_skip(test: &str) -> Option<PathBuf> {
+    match launcher() {
+        Ok(l) => Some(l),
         Err(why) => {
             assert!(
                 std::env::var("WHITTLE_INSPECTOR_TESTS").as_deref() != Ok("require"),
                 "WHITTLE_INSPECTOR_TESTS=require, but {why}"
             );
-            eprintln!("inspector: SKIPPED ({why}; set WHITTLE_INSPECTOR to an npm prefix with @modelcontextprotocol/inspector@2.12.0)");
-            return;
+            eprintln!("{test}: SKIPPED ({why}; set WHITTLE_INSPECTOR to an npm prefix with @modelcontextprotocol/inspector@2.12.0)");
+            None
         }
-    };
+    }
+}
+
+#[test]
+fn both_tool_sets_pass_the_inspectors_strict_schema_lint() {
+    let Some(launcher) = launcher_or_skip("inspector") else { return };
     for (set, tools) in [("whittle", 9), ("agent-browser", 6)] {
         let out = Command::new("node")
             .arg(&launcher)
@@ -62,4 +67,50 @@ fn both_tool_sets_pass_the_inspectors_strict_schema_lint() {
             .collect();
         assert!(findings.is_empty(), "{set}: {} schema findings: {stderr}", findings.len());
     }
+}
+
+/// Every stdio snippet of docs/clients.md, its whittle entry used as the
+/// Inspector's client config as it is written (`whittle` found on PATH, as
+/// the docs assume), starts whittle and lists its nine tools.
+#[test]
+fn the_stdio_snippets_of_the_client_docs_start_whittle() {
+    let Some(launcher) = launcher_or_skip("client snippets") else { return };
+    let docs = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../docs/clients.md");
+    let text = std::fs::read_to_string(&docs).unwrap_or_else(|e| panic!("{}: {e}", docs.display()));
+    let bin = PathBuf::from(env!("CARGO_BIN_EXE_whittle"));
+    let path = std::env::join_paths(
+        bin.parent().into_iter().map(PathBuf::from).chain(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())),
+    )
+    .unwrap_or_default();
+    let dir = std::env::temp_dir().join(format!("whittle-client-snippets-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+    let mut tried = 0;
+    for (i, block) in text.split("```json").skip(1).filter_map(|b| b.split("```").next()).enumerate() {
+        let config: Value = serde_json::from_str(block).unwrap_or_else(|e| panic!("snippet {i} of docs/clients.md is not JSON: {e}"));
+        let servers = config.get("mcpServers").or_else(|| config.get("servers"));
+        let Some(server) = servers.and_then(|s| s.get("whittle")) else { panic!("snippet {i} has no whittle server") };
+        if server.get("command").is_none() {
+            continue; // over HTTP, with the token from the client's environment or secret store
+        }
+        // The Inspector reads `mcpServers`; VS Code's `servers` holds the
+        // same entries, `type` included, which the Inspector reads too.
+        let file = dir.join(format!("snippet-{i}.json"));
+        let config = serde_json::json!({ "mcpServers": { "whittle": server } });
+        std::fs::write(&file, config.to_string()).unwrap_or_else(|e| panic!("{e}"));
+        let out = Command::new("node")
+            .arg(&launcher)
+            .args(["--cli", "--format", "json", "--connect-timeout", "30000", "--method", "tools/list", "--server", "whittle", "--config"])
+            .arg(&file)
+            .env("PATH", &path)
+            .env("MCP_INSPECTOR_SECRET_STORE", "memory")
+            .output()
+            .unwrap_or_else(|e| panic!("cannot run node: {e}"));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let report: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("snippet {i}: not JSON ({e}): {stderr}"));
+        let listed = report["result"]["tools"].as_array().map_or(0, Vec::len);
+        assert_eq!(listed, 9, "snippet {i} ({block}): the Inspector saw {listed} tools: {stderr}");
+        tried += 1;
+    }
+    assert!(tried >= 3, "docs/clients.md has {tried} stdio JSON snippets; Claude Desktop, Cursor and VS Code each have one");
+    let _ = std::fs::remove_dir_all(&dir);
 }
