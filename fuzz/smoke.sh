@@ -62,23 +62,26 @@ run_one() {
 jobs="${FUZZ_JOBS:-$(nproc 2>/dev/null || echo 1)}"
 targets=($(cargo fuzz list))
 failed=()
-for ((i = 0; i < ${#targets[@]}; i += jobs)); do
-  batch=("${targets[@]:i:jobs}")
-  pids=()
-  for target in "${batch[@]}"; do
-    run_one "$target" &
-    pids+=($!)
-  done
-  for j in "${!batch[@]}"; do
-    target="${batch[$j]}"
-    if ! wait "${pids[$j]}"; then
-      failed+=("$target")
-      tail -n 60 "artifacts/$target/smoke.log"
-    fi
-    grep -E '^stat::number_of_executed_units|^stat::average_exec_per_sec' "artifacts/$target/smoke.log" \
-      | sed "s/^/fuzz smoke: $target /" || true
-  done
+# A pool of `jobs` runs: the next target starts as soon as one ends.
+declare -A running=()
+reap() {
+  local pid target
+  wait -n -p pid "${!running[@]}" && rc=0 || rc=$?
+  target="${running[$pid]}"
+  unset "running[$pid]"
+  if [ "$rc" -ne 0 ]; then
+    failed+=("$target")
+    tail -n 60 "artifacts/$target/smoke.log"
+  fi
+  grep -E '^stat::number_of_executed_units|^stat::average_exec_per_sec' "artifacts/$target/smoke.log" \
+    | sed "s/^/fuzz smoke: $target /" || true
+}
+for target in "${targets[@]}"; do
+  while [ "${#running[@]}" -ge "$jobs" ]; do reap; done
+  run_one "$target" &
+  running[$!]="$target"
 done
+while [ "${#running[@]}" -gt 0 ]; do reap; done
 
 echo "fuzz smoke: built and ran in $(($(date +%s) - start)) s"
 if [ ${#failed[@]} -gt 0 ]; then
