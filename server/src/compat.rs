@@ -1,4 +1,4 @@
-//! The agent-browser tool set of agent-browser (`whittle mcp --tools
+//! agent-browser's tool set (`whittle mcp --tools
 //! agent-browser`): `browser_navigate`, `browser_extract`,
 //! `browser_snapshot`, `browser_interact`, `browser_screenshot` and
 //! `browser_close`, with exactly that tool set's input and output JSON
@@ -708,7 +708,7 @@ impl ServerHandler for Handler {
         // The session id is the client's own word: it is not logged.
         let call = crate::logging::Call {
             outcome: answer.result.as_ref().err().map_or("ok", |f| f.code.as_str()),
-            ..crate::logging::Call::new(&request.name, &TOOL_NAMES, started)
+            ..crate::logging::Call::new(&request.name, TOOL_NAMES.contains(&&*request.name), started)
         };
         crate::mcp::log_call(&call, &self.log_level, &context.peer).await;
         Ok(CallToolResponse::Complete(answer.into_result()))

@@ -139,11 +139,11 @@ pub struct Call<'a> {
 }
 
 impl<'a> Call<'a> {
-    /// The call that began at `started`; `offered` are the tool names a
-    /// client may call (a name outside them is logged as `unknown`: it is
+    /// The call that began at `started`; `offered`: whether `tool` is one
+    /// the server offers (a name it does not is logged as `unknown`: it is
     /// whatever the client sent).
-    pub fn new(tool: &'a str, offered: &[&str], started: Instant) -> Call<'a> {
-        let tool = if offered.contains(&tool) { tool } else { "unknown" };
+    pub fn new(tool: &'a str, offered: bool, started: Instant) -> Call<'a> {
+        let tool = if offered { tool } else { "unknown" };
         let ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
         Call { tool, tab: "", engine: "", ms, outcome: "ok" }
     }
@@ -174,7 +174,7 @@ mod tests {
         use rmcp::model::LoggingLevel;
         let level = ClientLevel::default();
         let started = Instant::now();
-        let ok = Call { tab: "1", engine: "static", ..Call::new("observe", &["observe"], started) };
+        let ok = Call { tab: "1", engine: "static", ..Call::new("observe", true, started) };
         let failed = Call { outcome: "nav_timeout", ..ok.clone() };
         assert!(level.notification(&ok).is_none(), "nothing before logging/setLevel");
         level.set(LoggingLevel::Info);
@@ -188,7 +188,7 @@ mod tests {
 
     #[test]
     fn a_tool_the_server_does_not_offer_is_logged_as_unknown() {
-        let call = Call::new("secret text a client sent", &["observe"], Instant::now());
+        let call = Call::new("secret text a client sent", false, Instant::now());
         assert_eq!(call.tool, "unknown");
     }
 

@@ -235,13 +235,12 @@ impl ServerHandler for Handler {
         if let Some(f) = forwarder {
             let _ = f.await;
         }
-        let offered: Vec<&str> = self.shared.tools.iter().map(|t| &*t.name).collect();
         let server = &out.envelope.server;
         let call = crate::logging::Call {
             tab: &server.tab_id,
             engine: server.engine,
             outcome: server.error.as_ref().map_or("ok", |e| e.code.as_str()),
-            ..crate::logging::Call::new(&request.name, &offered, started)
+            ..crate::logging::Call::new(&request.name, self.shared.tools.iter().any(|t| t.name == request.name), started)
         };
         log_call(&call, &self.log_level, &context.peer).await;
         Ok(CallToolResponse::Complete(to_result(out)))

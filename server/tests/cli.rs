@@ -548,16 +548,25 @@ fn corpus_add_saves_the_page_as_fetched_with_its_metadata() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Whether a Chromium is found; without one a test says it skipped, or
+/// fails under `WHITTLE_CHROMIUM_TESTS=require`.
+fn chromium_found(test: &str) -> bool {
+    if whittle::backend::cdp::find_chromium(None).is_ok() {
+        return true;
+    }
+    assert!(
+        std::env::var("WHITTLE_CHROMIUM_TESTS").map_or(true, |v| v != "require"),
+        "WHITTLE_CHROMIUM_TESTS=require but no Chromium was found"
+    );
+    eprintln!("{test}: skipped: no Chromium (apt-get install -y chromium)");
+    false
+}
+
 #[test]
 fn corpus_add_rendered_saves_what_scripts_built() {
-    let Ok(_) = whittle::backend::cdp::find_chromium(None) else {
-        assert!(
-            std::env::var("WHITTLE_CHROMIUM_TESTS").map_or(true, |v| v != "require"),
-            "WHITTLE_CHROMIUM_TESTS=require but no Chromium was found"
-        );
-        eprintln!("corpus_add_rendered_saves_what_scripts_built: skipped: no Chromium (apt-get install -y chromium)");
+    if !chromium_found("corpus_add_rendered_saves_what_scripts_built") {
         return;
-    };
+    }
     let dir = scratch_dir("corpus-rendered");
     let page = b"<!doctype html><meta charset=windows-1252><title>App</title><div id=root></div>\
         <script>document.getElementById('root').innerHTML = '<h1>Built by script \\u00e9</h1>'</script>"
@@ -774,14 +783,9 @@ fn doctor_names_what_is_broken_and_never_waits_on_a_chromium_that_hangs() {
 
 #[test]
 fn doctor_on_a_working_machine_finds_chromium_launching_and_no_problem() {
-    let Ok(_) = whittle::backend::cdp::find_chromium(None) else {
-        assert!(
-            std::env::var("WHITTLE_CHROMIUM_TESTS").map_or(true, |v| v != "require"),
-            "WHITTLE_CHROMIUM_TESTS=require but no Chromium was found"
-        );
-        eprintln!("doctor_on_a_working_machine_finds_chromium_launching_and_no_problem: skipped: no Chromium (apt-get install -y chromium)");
+    if !chromium_found("doctor_on_a_working_machine_finds_chromium_launching_and_no_problem") {
         return;
-    };
+    }
     let dir = scratch_dir("doctor-good");
     let (home, tmp) = (dir.join("home"), dir.join("tmp"));
     std::fs::create_dir_all(home.join(".config/whittle")).unwrap_or_else(|e| panic!("{e}"));
