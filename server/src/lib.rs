@@ -9,6 +9,7 @@
 
 pub mod backend;
 pub mod cli;
+pub mod command;
 pub mod compat;
 pub mod cookies;
 pub mod corpus;
