@@ -154,6 +154,53 @@ impl Snapshot {
     }
 }
 
+/// A page with the stages its text needs, and no more: the cascade of its
+/// inline styles and the sheets given (declared-hidden content concealed;
+/// no layout) and its semantics. Digests, the main text and `whittle
+/// extract`'s table and list rows all start here, so each reads a page
+/// alike wherever it is called from (the command line, research, WARC
+/// archives, Python).
+#[derive(Debug)]
+pub struct Analysed {
+    /// The page.
+    pub document: Document,
+    /// Its cascade.
+    pub styles: Styles,
+    /// Its roles, names and states.
+    pub semantics: Semantics,
+}
+
+impl Analysed {
+    /// Cascades `document` with its inline styles and `sheets`, conceals
+    /// what it declares hidden and computes its semantics.
+    pub fn new(document: Document, sheets: Vec<StylesheetText>) -> Analysed {
+        let mut styles = cascade(&document, &CascadeOptions { stylesheets: sheets, ..CascadeOptions::default() });
+        styles.conceal_declared(&document);
+        let semantics = compute_semantics(&document, &styles);
+        Analysed { document, styles, semantics }
+    }
+
+    /// Its digest (see [`digest()`]).
+    pub fn digest(&self, options: &DigestOptions) -> Digest {
+        digest(&self.document, &self.styles, &self.semantics, options)
+    }
+
+    /// Its main content as plain text, one block per line.
+    pub fn main_text(&self) -> String {
+        main_content(&self.document, &self.styles, &self.semantics).text()
+    }
+
+    /// Every row of its largest table, its repeated items or its links
+    /// (unpaged; [`ExtractKind::Text`] gives [`Analysed::main_text`]).
+    pub fn extract(&self, kind: ExtractKind) -> Result<String, ExtractError> {
+        if kind == ExtractKind::Text {
+            return Ok(self.main_text());
+        }
+        let tree = build_tree(&self.document, &self.styles, &self.semantics, &mut RefTable::new());
+        extract(&self.document, &self.styles, &self.semantics, &tree, kind, None, 0, false, u32::MAX).map(|e| e.text)
+    }
+}
+
 /// Runs the whole pipeline on a page's bytes.
 pub fn snapshot(bytes: &[u8], options: &SnapshotOptions, refs: &mut RefTable) -> Snapshot {
     let document = parse(bytes, &options.parse);

@@ -369,23 +369,18 @@ pub fn extract(
     out: &mut dyn Write,
 ) -> Result<(), CliError> {
     let (doc, sheets, problems) = load_document(source, page, policy)?;
-    let mut styles = whittle_engine::cascade(&doc, &CascadeOptions { stylesheets: sheets, ..CascadeOptions::default() });
+    // The stages research's digests share (`research --warc` gives the
+    // same main text).
+    let analysed = whittle_engine::Analysed::new(doc, sheets);
     page.note(&problems);
-    page.note(doc.diagnostics().iter().chain(styles.diagnostics()));
-    styles.conceal_declared(&doc);
-    let sem = whittle_engine::compute_semantics(&doc, &styles);
+    page.note(analysed.document.diagnostics().iter().chain(analysed.styles.diagnostics()));
     let kind = match what {
-        ExtractWhat::Text => {
-            out.write_all(private(&whittle_engine::main_content(&doc, &styles, &sem).text()).as_bytes())?;
-            return Ok(());
-        }
+        ExtractWhat::Text => whittle_engine::ExtractKind::Text,
         ExtractWhat::Table => whittle_engine::ExtractKind::Table,
         ExtractWhat::List => whittle_engine::ExtractKind::List,
     };
-    let tree = whittle_engine::build_tree(&doc, &styles, &sem, &mut RefTable::new());
-    let extracted = whittle_engine::extract(&doc, &styles, &sem, &tree, kind, None, 0, false, u32::MAX)
-        .map_err(|e| CliError::Nothing(e.to_string()))?;
-    out.write_all(private(&extracted.text).as_bytes())?;
+    let text = analysed.extract(kind).map_err(|e| CliError::Nothing(e.to_string()))?;
+    out.write_all(private(&text).as_bytes())?;
     Ok(())
 }
 
@@ -406,9 +401,15 @@ pub struct ResearchArgs {
     pub urls: Vec<String>,
     /// A file of URLs, one per line (`#` starts a comment).
     pub urls_file: Option<std::path::PathBuf>,
+    /// WARC archives to digest the pages of, instead of fetching URLs.
+    pub warc: Vec<std::path::PathBuf>,
+    /// With `warc`: the most bytes a page's body may have (default
+    /// [`crate::fetch::Limits::max_page_bytes`]'s).
+    pub max_page_bytes: Option<usize>,
     /// One JSON object per page, as each finishes.
     pub jsonl: bool,
-    /// The total token budget (default [`PAGE_BUDGET`] per page).
+    /// The total token budget (default [`PAGE_BUDGET`] per page); with
+    /// `warc`, each page's.
     pub budget: Option<u32>,
     /// Pages fetched at once.
     pub concurrency: usize,
@@ -424,8 +425,16 @@ pub struct ResearchArgs {
 /// one JSON object per page as it finishes (`index`, `url`, `ok`, `title`,
 /// `digest`, `error` when not ok, …); else prints the digests in input
 /// order. A progress line goes to standard error when it is a terminal.
+/// With `warc`, the pages of those archives instead ([`research_warc`]).
 pub fn research(args: &ResearchArgs, out: &mut (dyn Write + Send)) -> Result<(), CliError> {
     use std::io::IsTerminal;
+    if !args.warc.is_empty() {
+        return research_warc(args, out);
+    }
+    if args.max_page_bytes.is_some() {
+        // clap's `requires` lets it through when URLs are given.
+        return Err(CliError::Usage("--max-page-bytes is for --warc".into()));
+    }
     let mut urls = args.urls.clone();
     if let Some(path) = &args.urls_file {
         let text = std::fs::read_to_string(path).map_err(|e| CliError::Usage(format!("--urls-file {}: {e}", path.display())))?;
@@ -484,5 +493,37 @@ pub fn research(args: &ResearchArgs, out: &mut (dyn Write + Send)) -> Result<(),
     if !args.jsonl {
         out.write_all(private(&result.text(options.budget, options.limit)).as_bytes())?;
     }
+    Ok(())
+}
+
+/// `whittle research --warc`: every HTML page of the archives, one JSON
+/// object per line as each is digested (`index`, `url`, `date`, `status`,
+/// `ok`, `title`, `digest`, `text`, `tokens`, `error` when not ok; see
+/// [`crate::warc`]), then a summary line on standard error that counts
+/// every record. Nothing is fetched. A file that cannot be read is a
+/// usage error before anything is printed; a broken record is its page's
+/// error line, never the run's.
+fn research_warc(args: &ResearchArgs, out: &mut (dyn Write + Send)) -> Result<(), CliError> {
+    if args.scripts {
+        return Err(CliError::Usage(
+            "--scripts is not supported with --warc: archived pages are digested as recorded, without running their scripts".into(),
+        ));
+    }
+    crate::warc::check_files(&args.warc).map_err(CliError::Usage)?;
+    let options = crate::warc::WarcOptions {
+        budget: args.budget.unwrap_or(PAGE_BUDGET),
+        max_page_bytes: args.max_page_bytes.unwrap_or(crate::fetch::Limits::default().max_page_bytes),
+        ..crate::warc::WarcOptions::default()
+    };
+    // One vault for the run: the same value is the same token on every line.
+    let mut vault = whittle_engine::safety::Vault::new();
+    let mut on_page = |page: &crate::research::PageResult| -> std::io::Result<()> {
+        let line = serde_json::to_string(page).map_err(std::io::Error::from)?;
+        let line = whittle_engine::safety::private(&mut vault, &line);
+        writeln!(out, "{line}")?;
+        out.flush()
+    };
+    let summary = crate::warc::research_warc(&args.warc, &options, &mut on_page)?;
+    eprintln!("whittle: warc: {}", summary.line());
     Ok(())
 }

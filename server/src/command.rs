@@ -73,11 +73,23 @@ enum Command {
         /// A file of URLs, one per line (`#` starts a comment).
         #[arg(long, value_name = "FILE")]
         urls_file: Option<std::path::PathBuf>,
+        /// Digest the HTML pages archived in these WARC files (`.warc`,
+        /// `.warc.gz`) instead of fetching: one JSON object per page (index,
+        /// url, date, status, ok, title, digest, text, tokens, error), and a
+        /// summary of the records on standard error. Nothing is fetched.
+        #[arg(long, value_name = "FILE", num_args = 1.., conflicts_with_all = ["urls", "urls_file"])]
+        warc: Vec<std::path::PathBuf>,
+        /// With --warc: the most bytes a page's body may have, as stored and
+        /// decoded (default 10 MiB); a larger one is a `too_large` line.
+        #[arg(long, value_name = "BYTES", requires = "warc")]
+        max_page_bytes: Option<usize>,
         /// One JSON object per page as each finishes (index, url, ok, title,
-        /// digest, error, …), instead of the digests in input order.
+        /// digest, error, …), instead of the digests in input order (always,
+        /// with --warc).
         #[arg(long)]
         jsonl: bool,
-        /// The total token budget of the digests (default 400 per page).
+        /// The total token budget of the digests (default 400 per page); with
+        /// --warc, each page's budget (default 400).
         #[arg(long, value_name = "N")]
         budget: Option<u32>,
         /// Pages fetched at once.
@@ -362,11 +374,13 @@ where
         Command::Extract { source, kind, page, access } => {
             access.policy().and_then(|policy| cli::extract(source, *kind, page, &policy, &mut out))
         }
-        Command::Research { urls, urls_file, jsonl, budget, concurrency, per_host, scripts, access } => {
+        Command::Research { urls, urls_file, warc, max_page_bytes, jsonl, budget, concurrency, per_host, scripts, access } => {
             access.policy().and_then(|policy| {
                 let args = cli::ResearchArgs {
                     urls: urls.clone(),
                     urls_file: urls_file.clone(),
+                    warc: warc.clone(),
+                    max_page_bytes: *max_page_bytes,
                     jsonl: *jsonl,
                     budget: *budget,
                     concurrency: *concurrency,

@@ -1,8 +1,8 @@
 //! whittle's server crate: the command line (`whittle snapshot`, `inspect`,
 //! `extract`, `research`), the MCP server (`mcp.rs`: the tools over stdio
 //! and Streamable HTTP; `compat.rs`: the agent-browser tool set), sessions
-//! and tabs (`session.rs`), many pages
-//! digested in parallel (`research.rs`) and the backends that hold pages
+//! and tabs (`session.rs`), many pages digested in parallel (`research.rs`;
+//! from WARC archives: `warc.rs`) and the backends that hold pages
 //! (`backend/`).
 //! Page logic lives in `whittle-engine`; this crate loads pages and speaks
 //! to people and programs.
@@ -25,3 +25,4 @@ pub mod profile;
 pub mod research;
 pub mod session;
 pub mod tools;
+pub mod warc;

@@ -28,7 +28,7 @@ use std::time::Duration;
 use serde::Serialize;
 use tokio::sync::Semaphore;
 use url::Url;
-use whittle_engine::{CascadeOptions, DigestOptions, ParseOptions};
+use whittle_engine::{DigestOptions, ParseOptions};
 
 use crate::backend::cdp::{CdpBackend, CdpPage};
 use crate::backend::{BrowseError, Navigation, Page, SessionContext};
@@ -74,12 +74,21 @@ impl Default for ResearchOptions {
 }
 
 /// One page's outcome.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Default, Serialize)]
 pub struct PageResult {
-    /// Its number (1-based, in input order).
+    /// Its number (1-based, in input order; for a WARC archive, the
+    /// record's number in the run).
     pub index: usize,
-    /// The URL as given.
+    /// The URL as given (for a WARC archive, the record's
+    /// `WARC-Target-URI`).
     pub url: String,
+    /// When the page was archived (a WARC record's `WARC-Date`, as
+    /// written).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub date: Option<String>,
+    /// The HTTP status the archive recorded, when its response was parsed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<u16>,
     /// Where it ended, after redirects (redacted), when fetched.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub final_url: Option<String>,
@@ -89,6 +98,10 @@ pub struct PageResult {
     pub title: String,
     /// Its digest, or its error line.
     pub digest: String,
+    /// Its main content as plain text, as `whittle extract` gives it
+    /// (WARC archives only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
     /// Why it failed: `{code, message}`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<PageError>,
@@ -108,7 +121,9 @@ pub struct PageResult {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct PageError {
     /// A protocol error code (`invalid_url`, `nav_failed`, `nav_timeout`,
-    /// `too_large`, `origin_not_allowed`, `duplicate`, `internal`).
+    /// `too_large`, `origin_not_allowed`, `duplicate`, `internal`; from WARC
+    /// archives also `bad_record`, `truncated` and `bad_encoding`, see
+    /// [`crate::warc`]).
     pub code: &'static str,
     /// One line, URLs redacted.
     pub message: String,
@@ -342,25 +357,27 @@ fn error_of(e: &FetchError) -> PageError {
     PageError { code: e.code(), message: e.to_string() }
 }
 
-fn failed(index: usize, given: &str, error: PageError) -> PageResult {
+/// A page's result when it failed: its error line as digest.
+pub(crate) fn failed(index: usize, given: &str, error: PageError) -> PageResult {
     // Never the URL as given: it may carry a password or a token.
     let shown = match Url::parse(given.trim()) {
         Ok(u) => Url::parse(&redact(&u)).map(|r| whittle_engine::compact_url(&r)).unwrap_or_else(|_| redact(&u)),
         Err(_) => redact_str(given),
     };
-    let line = format!("## [{index}] ✗ {shown} · {}: {}", error.code, error.message);
+    let line = if shown.is_empty() {
+        format!("## [{index}] ✗ {}: {}", error.code, error.message)
+    } else {
+        format!("## [{index}] ✗ {shown} · {}: {}", error.code, error.message)
+    };
     PageResult {
         index,
         url: given.to_owned(),
-        final_url: None,
         ok: false,
         title: String::new(),
         tokens: whittle_engine::fold::tokens::line_cost(0, &line),
         digest: line + "\n",
         error: Some(error),
-        needs_scripts: false,
-        rendered: false,
-        opened: None,
+        ..PageResult::default()
     }
 }
 
@@ -383,8 +400,8 @@ async fn digest_on_pool(index: usize, given: &str, response: Response, budget: u
             needs_scripts: d.needs_scripts,
             rendered: false,
             digest: d.text,
-            error: None,
             opened: Some(url),
+            ..PageResult::default()
         },
         _ => failed(index, given, PageError { code: "internal", message: "whittle failed to digest this page (a bug)".into() }),
     }
@@ -393,14 +410,13 @@ async fn digest_on_pool(index: usize, given: &str, response: Response, budget: u
 /// The engine's stages a digest needs: parse, cascade (inline styles
 /// only), semantics, digest.
 pub fn digest_page(index: usize, response: &Response, budget: u32) -> whittle_engine::Digest {
-    let parse = ParseOptions {
-        url: Some(response.url.clone()),
-        transport_charset: response.charset.clone(),
-        ..ParseOptions::default()
-    };
-    let doc = whittle_engine::parse(&response.bytes, &parse);
-    let mut styles = whittle_engine::cascade(&doc, &CascadeOptions::default());
-    styles.conceal_declared(&doc);
-    let sem = whittle_engine::compute_semantics(&doc, &styles);
-    whittle_engine::digest(&doc, &styles, &sem, &DigestOptions { index, budget, scripts_ran: false })
+    analyse_page(&response.bytes, Some(response.url.clone()), response.charset.clone())
+        .digest(&DigestOptions { index, budget, scripts_ran: false })
+}
+
+/// Parses a page as research does (its URL, the charset of its HTTP
+/// `Content-Type`) and analyses it with its inline styles only.
+pub fn analyse_page(bytes: &[u8], url: Option<Url>, transport_charset: Option<String>) -> whittle_engine::Analysed {
+    let parse = ParseOptions { url, transport_charset, ..ParseOptions::default() };
+    whittle_engine::Analysed::new(whittle_engine::parse(bytes, &parse), Vec::new())
 }

@@ -22,16 +22,27 @@ pub struct PageMeta {
     pub published: Option<String>,
     /// The site's name.
     pub site: Option<String>,
+    /// The language it declares: the root element's `lang` (as written,
+    /// e.g. `en-GB`), else `<meta http-equiv=content-language>`.
+    pub language: Option<String>,
 }
 
 /// Reads the page's facts (one walk).
 pub fn page_meta(doc: &Document) -> PageMeta {
     let mut og_title = None;
     let (mut author, mut published, mut site, mut time, mut rel_author, mut h1) = (None, None, None, None, None, None);
+    let (mut lang, mut content_language) = (None, None);
     for id in doc.descendants(NodeId::DOCUMENT) {
         let Some(el) = doc.element(id).filter(|e| e.is_html_element()) else { continue };
         let name = el.local_name();
+        if *name == local_name!("html") && lang.is_none() {
+            lang = el.attr("lang").or_else(|| el.attr("xml:lang")).map(one_line);
+        }
         if *name == local_name!("meta") {
+            if content_language.is_none() && el.attr("http-equiv").is_some_and(|h| h.trim().eq_ignore_ascii_case("content-language")) {
+                // The first of a comma-separated list, as HTML's pragma takes it.
+                content_language = el.attr("content").and_then(|c| c.split(',').next()).map(one_line);
+            }
             let key = el.attr("property").or_else(|| el.attr("name")).or_else(|| el.attr("itemprop")).unwrap_or("");
             let value = || el.attr("content").map(one_line).filter(|v| !v.is_empty());
             match key.to_ascii_lowercase().as_str() {
@@ -62,8 +73,12 @@ pub fn page_meta(doc: &Document) -> PageMeta {
         byline: short(author.or(rel_author)).map(|a| if a.to_ascii_lowercase().starts_with("by ") { a } else { format!("by {a}") }),
         published: published.or(time).filter(|d| !d.is_empty()).map(|d| iso_date(&d)),
         site: short(site),
+        language: lang.or(content_language).filter(|l| !l.is_empty() && l.len() <= MAX_LANGUAGE_CHARS),
     }
 }
+
+/// The longest language tag kept (BCP 47 tags are short; more is junk).
+const MAX_LANGUAGE_CHARS: usize = 35;
 
 /// `2019-11-20T08:00:00Z` → `2019-11-20`; anything else as it is.
 fn iso_date(d: &str) -> String {

@@ -93,6 +93,11 @@ pub struct Digest {
     pub needs_scripts: bool,
     /// The main content's blocks that the budget left out.
     pub blocks_left: usize,
+    /// The page's facts (title untruncated, byline, date, site, language).
+    pub meta: PageMeta,
+    /// The headings of the main content, as the `outline:` line lists
+    /// them (also when the line is left out for repeating the title).
+    pub outline: Vec<String>,
 }
 
 /// Digests a page (see the module documentation).
@@ -158,6 +163,8 @@ pub fn digest(doc: &Document, styles: &Styles, sem: &Semantics, options: &Digest
         forms: scan.forms,
         needs_scripts,
         blocks_left,
+        meta,
+        outline,
     }
 }
 
