@@ -163,13 +163,8 @@ struct Snapped {
     title: String,
     url: String,
     elements: Vec<Element>,
-    counters: Vec<(&'static str, CounterValue)>,
+    counters: serde_json::Map<String, serde_json::Value>,
     diagnostics: Vec<String>,
-}
-
-enum CounterValue {
-    Count(u32),
-    Flag(bool),
 }
 
 /// snapshot(html, url=None, *, mode="full", budget=3000, viewport=(1280, 800), stylesheets=(), content_type=None)
@@ -214,16 +209,12 @@ fn snapshot(
         let ids = Ids { tool: "snapshot".into(), operation_id: String::new(), tab_id: "1".into() };
         let envelope = Envelope::observation(ids, "static", &snap.layout, &snap.observation, &snap.tree, origin);
         let mut vault = whittle_engine::safety::Vault::new();
-        let c = &envelope.server.counters;
-        let counters = vec![
-            ("omitted_not_visible", CounterValue::Count(c.omitted_not_visible)),
-            ("redacted_fields", CounterValue::Count(c.redacted_fields)),
-            ("frames_masked", CounterValue::Count(c.frames_masked)),
-            ("marks", CounterValue::Count(c.marks)),
-            ("marks_truncated", CounterValue::Flag(c.marks_truncated)),
-            ("tree_lines", CounterValue::Count(c.tree_lines)),
-            ("tree_truncated", CounterValue::Flag(c.tree_truncated)),
-        ];
+        // The envelope's counters, as its JSON names them: a counter added
+        // there is one here.
+        let counters = match serde_json::to_value(&envelope.server.counters) {
+            Ok(serde_json::Value::Object(map)) => map,
+            _ => serde_json::Map::new(),
+        };
         let content = envelope.page_content.unwrap_or_else(|| unreachable!("an observation envelope has page content"));
         let elements = content
             .elements
@@ -248,8 +239,9 @@ fn snapshot(
     let counters = PyDict::new(py);
     for (key, value) in snapped.counters {
         match value {
-            CounterValue::Count(n) => counters.set_item(key, n)?,
-            CounterValue::Flag(b) => counters.set_item(key, b)?,
+            serde_json::Value::Bool(b) => counters.set_item(key, b)?,
+            serde_json::Value::Number(n) => counters.set_item(key, n.as_u64().unwrap_or_default())?,
+            _ => {}
         }
     }
     Ok(Snapshot {
