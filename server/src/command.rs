@@ -118,6 +118,17 @@ enum Command {
         /// Address to listen on; loopback unless you choose otherwise.
         #[arg(long, default_value = "127.0.0.1:8931")]
         listen: std::net::SocketAddr,
+        /// End a session after this long with no call (never while a call
+        /// runs): `90s`, `30m`, `2h`, up to `7d`. Its tabs, browser context
+        /// and vault go with it.
+        #[arg(long, value_name = "DURATION", value_parser = crate::serve::parse_idle, default_value = "30m")]
+        session_idle: std::time::Duration,
+        /// Live sessions at most (default: one per 32 MiB of memory, 16 to
+        /// 1024). A new session past it ends the longest idle one, or is
+        /// refused with 503 and Retry-After when none has been idle a
+        /// minute.
+        #[arg(long, value_name = "N", value_parser = crate::serve::parse_max_sessions)]
+        max_sessions: Option<usize>,
         #[command(flatten)]
         server: ServerArgs,
     },
@@ -287,8 +298,10 @@ impl ServerArgs {
     }
 }
 
-/// Runs a server until it ends; its exit code.
-fn run_server(server: &ServerArgs, listen: Option<std::net::SocketAddr>) -> i32 {
+/// Runs a server until it ends (the client closes, or SIGINT/SIGTERM),
+/// then shuts the backend down (Chromium closed and reaped, its profile
+/// removed); its exit code.
+fn run_server(server: &ServerArgs, listen: Option<(std::net::SocketAddr, crate::serve::Lifecycle)>) -> i32 {
     let shared = match server.shared() {
         Ok(s) => s,
         Err(e) => {
@@ -306,22 +319,53 @@ fn run_server(server: &ServerArgs, listen: Option<std::net::SocketAddr>) -> i32 
     let token = std::env::var("WHITTLE_TOKEN").ok().filter(|t| !t.is_empty());
     let tools = clap::ValueEnum::to_possible_value(&server.tools).map(|v| v.get_name().to_owned()).unwrap_or_default();
     match listen {
-        Some(addr) => tracing::info!(%addr, tools, bearer = token.is_some(), "serving MCP over HTTP at /mcp"),
+        Some((addr, _)) => tracing::info!(%addr, tools, bearer = token.is_some(), "serving MCP over HTTP at /mcp"),
         None => tracing::info!(tools, "serving MCP on standard input and output"),
     }
+    let backend = shared.backend();
     let result = runtime.block_on(async {
-        match listen {
-            Some(addr) => crate::mcp::serve_http(shared, addr, token).await,
-            None => crate::mcp::serve_stdio(shared).await,
-        }
+        let result = match listen {
+            Some((addr, lifecycle)) => crate::serve::serve_http(shared, addr, token, lifecycle, stop_signal()).await,
+            None => crate::mcp::serve_stdio(shared, stop_signal()).await,
+        };
+        backend.shutdown().await;
+        result
     });
+    // Tasks still running (a page closing) end with the runtime, not
+    // after the process has gone.
+    runtime.shutdown_timeout(std::time::Duration::from_secs(2));
     if let Err(e) = result {
         tracing::error!(error = %e, "server stopped");
         eprintln!("whittle: {e}");
         return 1;
     }
-    tracing::info!("server stopped: the client closed");
+    tracing::info!("server stopped");
     0
+}
+
+/// Resolves at SIGINT or SIGTERM (logged), or never where they cannot be
+/// listened for.
+#[cfg(unix)]
+async fn stop_signal() {
+    use tokio::signal::unix::{SignalKind, signal};
+    let (Ok(mut interrupt), Ok(mut terminate)) = (signal(SignalKind::interrupt()), signal(SignalKind::terminate())) else {
+        tracing::warn!("cannot listen for SIGINT and SIGTERM: stop the server by closing its input or killing it");
+        return std::future::pending().await;
+    };
+    let name = tokio::select! {
+        _ = interrupt.recv() => "SIGINT",
+        _ = terminate.recv() => "SIGTERM",
+    };
+    tracing::info!(signal = name, "stopping: running calls may finish, then sessions and Chromium close");
+}
+
+/// Resolves at Ctrl-C (logged).
+#[cfg(not(unix))]
+async fn stop_signal() {
+    if tokio::signal::ctrl_c().await.is_err() {
+        return std::future::pending().await;
+    }
+    tracing::info!(signal = "ctrl-c", "stopping: running calls may finish, then sessions and Chromium close");
 }
 
 /// Runs the `whittle` command on `args` (the program name first, as
@@ -351,7 +395,15 @@ where
     }
     match &args.command {
         Command::Mcp { server } => return run_server(server, None),
-        Command::Serve { listen, server } => return run_server(server, Some(*listen)),
+        Command::Serve { listen, session_idle, max_sessions, server } => {
+            let defaults = crate::serve::Lifecycle::default();
+            let lifecycle = crate::serve::Lifecycle {
+                idle: *session_idle,
+                max_sessions: max_sessions.unwrap_or(defaults.max_sessions),
+                ..defaults
+            };
+            return run_server(server, Some((*listen, lifecycle)));
+        }
         _ => {}
     }
     let stdout = std::io::stdout();

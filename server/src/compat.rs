@@ -702,6 +702,7 @@ impl ServerHandler for Handler {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        let _running = self.shared.call_running();
         let args = request.arguments.map(Value::Object).unwrap_or(Value::Object(Map::new()));
         let started = std::time::Instant::now();
         let answer = self.sessions.call(&request.name, args).await;

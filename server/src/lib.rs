@@ -23,6 +23,7 @@ pub mod picture;
 pub mod policy;
 pub mod profile;
 pub mod research;
+pub mod serve;
 pub mod session;
 pub mod tools;
 pub mod warc;

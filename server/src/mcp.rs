@@ -9,7 +9,6 @@
 //! results with `invalid_args` (a model can read and fix those), never as
 //! JSON-RPC errors.
 
-use std::net::SocketAddr;
 use std::sync::Arc;
 
 use rmcp::handler::server::ServerHandler;
@@ -50,6 +49,27 @@ pub struct Shared {
     options: SessionOptions,
     tools: Vec<Tool>,
     tool_set: ToolSet,
+    /// Tool calls running now, in every session.
+    calls: CallGauge,
+}
+
+/// Counts running calls; wakes whoever waits for none.
+#[derive(Debug, Default)]
+struct CallGauge {
+    running: std::sync::atomic::AtomicUsize,
+    settled: tokio::sync::Notify,
+}
+
+/// One running call; counted until dropped.
+#[derive(Debug)]
+pub(crate) struct Running<'a>(&'a CallGauge);
+
+impl Drop for Running<'_> {
+    fn drop(&mut self) {
+        if self.0.running.fetch_sub(1, std::sync::atomic::Ordering::SeqCst) == 1 {
+            self.0.settled.notify_waiters();
+        }
+    }
 }
 
 impl Shared {
@@ -72,7 +92,7 @@ impl Shared {
             ToolSet::Whittle => tools(),
             ToolSet::AgentBrowser => crate::compat::tools(),
         };
-        Arc::new(Shared { backend, limits, policy, options, tools, tool_set })
+        Arc::new(Shared { backend, limits, policy, options, tools, tool_set, calls: CallGauge::default() })
     }
 }
 
@@ -80,6 +100,38 @@ impl Shared {
     /// The tools the server offers (its tool set's).
     pub(crate) fn tool_list(&self) -> &[Tool] {
         &self.tools
+    }
+
+    /// Which tool set the server offers.
+    pub(crate) fn tool_set(&self) -> ToolSet {
+        self.tool_set
+    }
+
+    /// The backend every session opens its pages with.
+    pub fn backend(&self) -> Arc<dyn Backend> {
+        self.backend.clone()
+    }
+
+    /// Counts a call as running until the guard drops.
+    pub(crate) fn call_running(&self) -> Running<'_> {
+        self.calls.running.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        Running(&self.calls)
+    }
+
+    /// Waits until no call runs, for `grace` at most; whether none does.
+    pub async fn settle(&self, grace: std::time::Duration) -> bool {
+        let deadline = tokio::time::Instant::now() + grace;
+        loop {
+            let settled = self.calls.settled.notified();
+            let running = self.calls.running.load(std::sync::atomic::Ordering::SeqCst);
+            if running == 0 {
+                return true;
+            }
+            if tokio::time::timeout_at(deadline, settled).await.is_err() {
+                tracing::warn!(running, grace_s = grace.as_secs(), "stopping: calls still running past the grace period are cut off");
+                return false;
+            }
+        }
     }
 }
 
@@ -207,6 +259,7 @@ impl ServerHandler for Handler {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        let _running = self.shared.call_running();
         let args = request.arguments.map(Value::Object).unwrap_or(Value::Object(Map::new()));
         // A client that sent a progress token hears of each page of a
         // `research` as it finishes (notifications/progress).
@@ -499,78 +552,30 @@ fn without_null(map: &mut Map<String, Value>) {
 
 /// Serves one client over standard input and output until it closes,
 /// with the server's tool set.
-pub async fn serve_stdio(shared: Arc<Shared>) -> Result<(), std::io::Error> {
-    match shared.tool_set {
-        ToolSet::Whittle => stdio_with(Handler::new(shared)).await,
-        ToolSet::AgentBrowser => stdio_with(crate::compat::Handler::new(shared)).await,
-    }
-}
-
-async fn stdio_with<H: ServerHandler>(handler: H) -> Result<(), std::io::Error> {
-    let service = handler.serve(rmcp::transport::stdio()).await.map_err(std::io::Error::other)?;
-    service.waiting().await.map_err(std::io::Error::other)?;
-    Ok(())
-}
-
-/// Serves clients over Streamable HTTP at `/mcp` on `listen` until the
-/// process is stopped. With `token`, every request needs
-/// `Authorization: Bearer <token>` (401 otherwise). Prints
-/// `listening on http://ADDR/mcp` on standard error once bound.
-pub async fn serve_http(shared: Arc<Shared>, listen: SocketAddr, token: Option<String>) -> Result<(), std::io::Error> {
-    use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
-    use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
-
-    let listener = tokio::net::TcpListener::bind(listen).await?;
-    let addr = listener.local_addr()?;
-    let mut config = StreamableHttpServerConfig::default();
-    if !addr.ip().is_loopback() {
-        // Bound to a routable address on purpose: accept its Host header.
-        config = config.with_allowed_hosts(vec![addr.ip().to_string(), addr.to_string()]);
-    }
-    let mut router = match shared.tool_set {
-        ToolSet::Whittle => {
-            let factory = move || Ok(Handler::new(shared.clone()));
-            axum::Router::new().nest_service("/mcp", StreamableHttpService::new(factory, Arc::new(LocalSessionManager::default()), config))
-        }
-        ToolSet::AgentBrowser => {
-            let factory = move || Ok(crate::compat::Handler::new(shared.clone()));
-            axum::Router::new().nest_service("/mcp", StreamableHttpService::new(factory, Arc::new(LocalSessionManager::default()), config))
-        }
+///
+/// The client closing its end, or `stop` resolving (a signal), stops the
+/// server taking calls; calls running then get [`crate::serve::Lifecycle`]'s
+/// grace period to finish.
+pub async fn serve_stdio(shared: Arc<Shared>, stop: impl Future<Output = ()> + Send) -> Result<(), std::io::Error> {
+    let result = match shared.tool_set {
+        ToolSet::Whittle => stdio_with(Handler::new(shared.clone()), stop).await,
+        ToolSet::AgentBrowser => stdio_with(crate::compat::Handler::new(shared.clone()), stop).await,
     };
-    if let Some(token) = token {
-        let expected = Arc::new(format!("Bearer {token}"));
-        router = router.layer(axum::middleware::from_fn(move |req: axum::extract::Request, next: axum::middleware::Next| {
-            let expected = expected.clone();
-            async move {
-                let given = req.headers().get(axum::http::header::AUTHORIZATION).map(|v| v.as_bytes()).unwrap_or(b"");
-                if constant_time_eq(given, expected.as_bytes()) {
-                    next.run(req).await
-                } else {
-                    unauthorized()
-                }
-            }
-        }));
-    }
-    #[allow(clippy::print_stderr)]
-    {
-        eprintln!("listening on http://{addr}/mcp");
-    }
-    axum::serve(listener, router).await
+    shared.settle(crate::serve::Lifecycle::default().grace).await;
+    result
 }
 
-/// 401 with the scheme the client should use.
-fn unauthorized() -> axum::response::Response {
-    use axum::response::IntoResponse;
-    let status = axum::http::StatusCode::UNAUTHORIZED;
-    (status, [(axum::http::header::WWW_AUTHENTICATE, "Bearer")], "missing or wrong bearer token\n").into_response()
-}
-
-/// Compares secrets without an early exit on the first differing byte.
-fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    if a.len() != b.len() {
-        return false;
+async fn stdio_with<H: ServerHandler>(handler: H, stop: impl Future<Output = ()> + Send) -> Result<(), std::io::Error> {
+    let service = handler.serve(rmcp::transport::stdio()).await.map_err(std::io::Error::other)?;
+    let token = service.cancellation_token();
+    tokio::select! {
+        ended = service.waiting() => {
+            ended.map_err(std::io::Error::other)?;
+            tracing::info!("the client closed its input");
+        }
+        () = stop => token.cancel(),
     }
-    a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+    Ok(())
 }
 
 #[cfg(test)]
@@ -648,12 +653,4 @@ mod tests {
         // Error envelopes send null for what they do not know.
         assert!(out.contains(r#""origin":{"anyOf":[{"type":"string"},{"type":"null"}]}"#), "{out}");
     }
-
-    #[test]
-    fn bearer_comparison() {
-        assert!(constant_time_eq(b"Bearer x", b"Bearer x"));
-        assert!(!constant_time_eq(b"Bearer y", b"Bearer x"));
-        assert!(!constant_time_eq(b"", b"Bearer x"));
-    }
 }
-

@@ -193,6 +193,14 @@ fn invalid_args(message: impl Into<String>) -> Fail {
     BrowseError::new("invalid_args", message)
 }
 
+impl Drop for Session {
+    /// What the backend holds for the session (a Chromium browser context)
+    /// goes with it, whatever ended it.
+    fn drop(&mut self) {
+        self.backend.end_session(self.context.session);
+    }
+}
+
 impl Session {
     /// A session with one empty tab.
     pub async fn new(backend: Arc<dyn Backend>, fetcher: Fetcher, options: SessionOptions) -> Result<Session, BrowseError> {

@@ -83,6 +83,14 @@ impl Backend for AutoBackend {
         let chromium = (self.policy == EnginePolicy::Auto).then(|| self.chromium.clone());
         Ok(Box::new(AutoPage::new(session.clone(), chromium)))
     }
+
+    fn end_session(&self, session: u64) {
+        self.chromium.end_session(session);
+    }
+
+    async fn shutdown(&self) {
+        self.chromium.shutdown().await;
+    }
 }
 
 /// The sites (origins) of one session whose pages needed scripts: their

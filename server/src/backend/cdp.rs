@@ -24,7 +24,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use chromiumoxide::cdp::browser_protocol::browser::{
-    BrowserContextId, CancelDownloadParams, DownloadProgressState, EventDownloadProgress, EventDownloadWillBegin,
+    BrowserContextId, CancelDownloadParams, CloseParams, DownloadProgressState, EventDownloadProgress, EventDownloadWillBegin,
     SetDownloadBehaviorBehavior, SetDownloadBehaviorParams,
 };
 use chromiumoxide::cdp::browser_protocol::dom::{
@@ -180,6 +180,10 @@ struct Running {
     browser: Browser,
     /// False once its event loop ended (crash, kill, closed pipe).
     alive: Arc<AtomicBool>,
+    /// Turns true when the event loop ends (Chromium's connection closed).
+    ended: tokio::sync::watch::Receiver<bool>,
+    /// The browser process's id.
+    pid: Option<u32>,
     /// Which launch this is (1 for the first).
     number: u64,
     /// The browser context of each session.
@@ -213,6 +217,15 @@ impl Drop for Running {
             }
         }
         let _ = std::fs::remove_dir_all(&self.profile);
+    }
+}
+
+/// Whether process `pid` exists and has not exited (a zombie has).
+fn process_running(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        // The state follows the parenthesised command name.
+        Ok(stat) => stat.rsplit_once(')').is_some_and(|(_, rest)| !rest.trim_start().starts_with(['Z', 'X'])),
+        Err(_) => false,
     }
 }
 
@@ -358,7 +371,7 @@ impl CdpBackend {
                 .map_err(|e| BrowseError::new("engine_unavailable", format!("Chromium did not start ({}): {e}", exe.display()))),
             Err(e) => Err(BrowseError::new("engine_unavailable", format!("Chromium: {e}"))),
         };
-        let (browser, mut handler) = match launched {
+        let (mut browser, mut handler) = match launched {
             Ok(b) => b,
             Err(e) => {
                 // chromiumoxide has killed and reaped the process; its
@@ -367,8 +380,10 @@ impl CdpBackend {
                 return Err(e);
             }
         };
+        let pid = browser.get_mut_child().and_then(|c| c.as_mut_inner().id());
         let alive = Arc::new(AtomicBool::new(true));
         let flag = alive.clone();
+        let (ended_tx, ended) = tokio::sync::watch::channel(false);
         tokio::spawn(async move {
             while let Some(event) = handler.next().await {
                 // A message chromiumoxide cannot decode is not fatal; a
@@ -378,10 +393,72 @@ impl CdpBackend {
                 }
             }
             flag.store(false, Ordering::SeqCst);
-            tracing::warn!(launch = number, "Chromium stopped (its connection closed): the next page relaunches it");
+            let _ = ended_tx.send(true);
+            tracing::info!(launch = number, "Chromium's connection closed");
         });
         let downloads = Arc::new(Mutex::new(Downloads::default()));
-        Ok(Running { browser, alive, number, contexts: tokio::sync::Mutex::new(HashMap::new()), downloads, profile, guard })
+        Ok(Running { browser, alive, ended, pid, number, contexts: tokio::sync::Mutex::new(HashMap::new()), downloads, profile, guard })
+    }
+
+    /// Disposes of session `session`'s browser context (its pages,
+    /// cookies, storage and downloads in progress), in the background.
+    fn dispose_context(&self, session: u64) {
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else { return };
+        let inner = self.inner.clone();
+        runtime.spawn(async move {
+            let Some(running) = inner.running.lock().await.clone() else { return };
+            let Some(context) = running.contexts.lock().await.remove(&session) else { return };
+            if !running.alive.load(Ordering::SeqCst) {
+                return;
+            }
+            match bounded(running.browser.dispose_browser_context(context)).await {
+                Ok(()) => tracing::info!(launch = running.number, "browser context closed"),
+                Err(e) => tracing::warn!(launch = running.number, code = e.code, "a browser context could not be disposed"),
+            }
+        });
+    }
+
+    /// Browser contexts open now (one per session that opened a Chromium
+    /// page), for tests and the shutdown log.
+    pub async fn open_contexts(&self) -> usize {
+        let running = self.inner.running.lock().await.clone();
+        match running {
+            Some(r) => r.contexts.lock().await.len(),
+            None => 0,
+        }
+    }
+
+    /// Closes Chromium, waits (a few seconds at most) for it to exit, reaps
+    /// it and removes its profile. The next page launches a new one.
+    pub async fn close(&self) {
+        let Some(running) = self.inner.running.lock().await.take() else { return };
+        let started = std::time::Instant::now();
+        let number = running.number;
+        if running.alive.load(Ordering::SeqCst) {
+            // Chromium closes its windows and exits with all its processes;
+            // the answer may not come before the connection closes.
+            let _ = bounded_by(Duration::from_secs(2), running.browser.execute(CloseParams::default())).await;
+            let mut ended = running.ended.clone();
+            let _ = tokio::time::timeout(Duration::from_secs(5), ended.wait_for(|e| *e)).await;
+        }
+        // The last holder kills what is left, reaps it and removes the
+        // profile. If a page still holds it, the profile goes once the
+        // process has exited (it writes there until then); the process is
+        // reaped when the page lets go, or by init once whittle exits.
+        match Arc::try_unwrap(running) {
+            Ok(running) => drop(running),
+            Err(shared) => {
+                if let Some(pid) = shared.pid {
+                    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+                    let mut tick = tokio::time::interval(Duration::from_millis(20));
+                    while process_running(pid) && tokio::time::Instant::now() < deadline {
+                        tick.tick().await;
+                    }
+                }
+                let _ = std::fs::remove_dir_all(&shared.profile);
+            }
+        }
+        tracing::info!(launch = number, ms = started.elapsed().as_millis() as u64, "Chromium closed");
     }
 
     /// The browser context of `session` in `running`, made on first use
@@ -425,6 +502,14 @@ impl Backend for CdpBackend {
 
     async fn open_page(&self, session: &SessionContext) -> Result<Box<dyn Page>, BrowseError> {
         Ok(Box::new(CdpPage::open(self.clone(), session).await?))
+    }
+
+    fn end_session(&self, session: u64) {
+        self.dispose_context(session);
+    }
+
+    async fn shutdown(&self) {
+        self.close().await;
     }
 }
 

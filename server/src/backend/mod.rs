@@ -181,6 +181,16 @@ pub trait Backend: Send + Sync + fmt::Debug {
     fn chromium(&self) -> Option<cdp::CdpBackend> {
         None
     }
+
+    /// Session number `session` ended: what the backend holds for it goes
+    /// (Chromium: its browser context, with the pages, cookies and
+    /// downloads in it). Returns at once; the work runs in the background.
+    fn end_session(&self, _session: u64) {}
+
+    /// The server is stopping: whatever the backend runs stops and is
+    /// reaped (Chromium: closed, waited for, its profile removed), within
+    /// seconds.
+    async fn shutdown(&self) {}
 }
 
 /// What a backend needs to know about the session opening a page.

@@ -13,6 +13,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::json;
+use whittle::backend::Backend;
 use whittle::backend::auto::{AutoBackend, EnginePolicy};
 use whittle::backend::cdp::{CdpBackend, ChromiumOptions, find_chromium};
 use whittle::fetch::{Fetcher, Limits};
@@ -179,7 +180,41 @@ async fn chromium_backend() {
     a_looping_page_times_out_and_the_session_goes_on(&always, &site).await;
     a_download_over_the_cap_is_cancelled(&site).await;
     a_killed_chromium_is_relaunched(&always, &site).await;
+    an_ended_session_closes_its_browser_context(&always, &site).await;
     let _ = std::fs::remove_dir_all(&downloads);
+}
+
+/// A session's browser context lives as long as the session: two sessions
+/// hold two more, and each one dropped closes its own.
+async fn an_ended_session_closes_its_browser_context(always: &AutoBackend, site: &Server) {
+    let cdp = always.chromium().unwrap_or_else(|| panic!("a Chromium backend"));
+    let settle = |want: usize| {
+        let cdp = cdp.clone();
+        async move {
+            let deadline = std::time::Instant::now() + Duration::from_secs(10);
+            loop {
+                let open = cdp.open_contexts().await;
+                if open == want {
+                    return;
+                }
+                assert!(std::time::Instant::now() < deadline, "{open} browser contexts open, want {want}");
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        }
+    };
+    // Sessions of the scenarios before have ended by now.
+    settle(0).await;
+    let mut a = session(always).await;
+    let mut b = session(always).await;
+    ok(&call(&mut a, "navigate", json!({"url": site.url("/help").as_str()})).await);
+    ok(&call(&mut b, "navigate", json!({"url": site.url("/plain").as_str()})).await);
+    settle(2).await;
+    drop(a);
+    settle(1).await;
+    // The other session's page is untouched.
+    assert!(ok(&call(&mut b, "observe", json!({})).await).contains("Plain page"));
+    drop(b);
+    settle(0).await;
 }
 
 /// The project's fixtures and layout pages, served as they are, observed on both paths:

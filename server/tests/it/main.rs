@@ -9,5 +9,7 @@ mod hybrid;
 mod inspector;
 mod labels;
 mod research;
+mod serve;
 mod server;
 mod session;
+mod stop;
