@@ -3,7 +3,9 @@
 //! (Streamable HTTP) through the demo shop of `tests/e2e/shop.py` on
 //! loopback, and fails when it fails. It also counts the o200k tokens of the
 //! tool list the server sends. `tests/e2e/test_compat.py` does the same for
-//! the agent-browser tool set (`whittle mcp --tools agent-browser`).
+//! the agent-browser tool set (`whittle mcp --tools agent-browser`), and
+//! `tests/e2e/test_load.py` puts `whittle serve` under load, churn and
+//! abuse through the same SDK.
 //!
 //! Without `python3` or its `mcp` module the suite cannot run: the test
 //! says why and passes, unless `WHITTLE_E2E=require` (CI sets it), where
@@ -90,4 +92,14 @@ fn mcp_end_to_end() {
 fn agent_browser_tool_set_end_to_end() {
     let Some(status) = run_suite("e2e agent-browser", "test_compat.py", &[]) else { return };
     assert!(status.success(), "the agent-browser end-to-end suite failed ({status}); its report is above");
+}
+
+/// `whittle serve` under load through the SDK (tests/e2e/test_load.py):
+/// 32 sessions × 200 calls with no error and no cross-session leak, 8
+/// sessions in Chromium contexts closed after, 1,000 sessions abandoned and
+/// expired with the RSS back down, bad clients beside a good one.
+#[test]
+fn serve_under_load_churn_and_abuse() {
+    let Some(status) = run_suite("e2e load", "test_load.py", &[]) else { return };
+    assert!(status.success(), "the load suite failed ({status}); its report is above");
 }

@@ -162,6 +162,10 @@ pub fn find_chromium(given: Option<&Path>) -> Result<PathBuf, BrowseError> {
     ))
 }
 
+/// Chromium launches in this process, by every backend: each one's number,
+/// which names its profile folder.
+static LAUNCHES: AtomicU64 = AtomicU64::new(0);
+
 /// The Chromium backend. Cheap to clone; clones share the one browser.
 #[derive(Debug, Clone)]
 pub struct CdpBackend {
@@ -172,7 +176,6 @@ pub struct CdpBackend {
 struct Inner {
     options: ChromiumOptions,
     running: tokio::sync::Mutex<Option<Arc<Running>>>,
-    launches: AtomicU64,
 }
 
 /// One launched Chromium.
@@ -270,7 +273,7 @@ enum DownloadState {
 impl CdpBackend {
     /// A backend that launches Chromium when a page is first opened.
     pub fn new(options: ChromiumOptions) -> CdpBackend {
-        CdpBackend { inner: Arc::new(Inner { options, running: tokio::sync::Mutex::new(None), launches: AtomicU64::new(0) }) }
+        CdpBackend { inner: Arc::new(Inner { options, running: tokio::sync::Mutex::new(None) }) }
     }
 
     /// Whether a Chromium executable can be found (without launching it).
@@ -323,7 +326,7 @@ impl CdpBackend {
     async fn launch(&self) -> Result<Running, BrowseError> {
         let o = &self.inner.options;
         let exe = find_chromium(o.executable.as_deref())?;
-        let number = self.inner.launches.fetch_add(1, Ordering::SeqCst) + 1;
+        let number = LAUNCHES.fetch_add(1, Ordering::SeqCst) + 1;
         if number == 1 {
             sweep_profiles();
         }
@@ -416,6 +419,11 @@ impl CdpBackend {
                 Err(e) => tracing::warn!(launch = running.number, code = e.code, "a browser context could not be disposed"),
             }
         });
+    }
+
+    /// The running browser process's id, if one runs.
+    pub async fn browser_pid(&self) -> Option<u32> {
+        self.inner.running.lock().await.as_ref().and_then(|r| r.pid)
     }
 
     /// Browser contexts open now (one per session that opened a Chromium

@@ -4,8 +4,9 @@
 //! new tabs, downloads, a page that hangs, and Chromium killed under a
 //! session.
 //!
-//! One test runs the scenarios in turn on one Chromium (launching one per
-//! scenario would cost seconds each on a small machine). Without Chromium
+//! Two tests run the scenarios in turn, each on its own Chromium
+//! (launching one per scenario would cost seconds each on a small
+//! machine; two halves run at once). Without Chromium
 //! the test says it skipped and why, unless `WHITTLE_CHROMIUM_TESTS=require`
 //! (CI sets it), where that is a failure.
 
@@ -149,21 +150,29 @@ pub(crate) fn engine(out: &ToolOutput) -> String {
     serde_json::to_value(&out.envelope).map(|v| v["server"]["engine"].as_str().unwrap_or("").to_owned()).unwrap_or_default()
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn chromium_backend() {
+/// The backends of one Chromium: `auto`, `always` (Chromium) and `never`
+/// (static); `None` after saying why when there is no Chromium.
+fn backends(name: &str) -> Option<(AutoBackend, AutoBackend, AutoBackend, std::path::PathBuf)> {
     if let Err(e) = find_chromium(None) {
         assert!(!required(), "WHITTLE_CHROMIUM_TESTS=require, but: {}", e.message);
-        eprintln!("chromium: SKIPPED, {} (set WHITTLE_CHROMIUM_TESTS=require to make this a failure)", e.message);
-        return;
+        eprintln!("{name}: SKIPPED, {} (set WHITTLE_CHROMIUM_TESTS=require to make this a failure)", e.message);
+        return None;
     }
-    let downloads = std::env::temp_dir().join(format!("whittle-test-downloads-{}", std::process::id()));
+    let downloads = std::env::temp_dir().join(format!("whittle-test-downloads-{name}-{}", std::process::id()));
     let options = ChromiumOptions { downloads: downloads.clone(), nav_timeout: Duration::from_secs(5), ..ChromiumOptions::default() };
     let cdp = CdpBackend::new(options);
     let auto = AutoBackend::new(EnginePolicy::Auto, cdp.clone());
     let always = AutoBackend::new(EnginePolicy::Chromium, cdp.clone());
     let never = AutoBackend::new(EnginePolicy::Static, cdp);
-    let site = site().await;
+    Some((auto, always, never, downloads))
+}
 
+/// Reading and acting: the scenarios on one Chromium, in turn. (Two
+/// tests, each with its own Chromium, so the two halves run at once.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn chromium_backend_reads_and_acts() {
+    let Some((auto, always, never, downloads)) = backends("reads") else { return };
+    let site = site().await;
     the_chromium_path_reads_like_the_static_path(&always, &never).await;
     a_script_page_escalates_and_its_form_works(&auto, &never, &site).await;
     a_plain_page_stays_static(&auto, &site).await;
@@ -172,6 +181,15 @@ async fn chromium_backend() {
     every_step_works_through_cdp(&always, &site).await;
     research_renders_script_pages_when_allowed(&auto, &never, &site).await;
     dialogs_are_dismissed_then_accepted_on_confirm(&always, &site).await;
+    let _ = std::fs::remove_dir_all(&downloads);
+}
+
+/// Tabs, downloads, pictures, waits, a looping page, a killed Chromium and
+/// sessions that end, on a Chromium of their own.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn chromium_backend_tabs_pictures_and_failures() {
+    let Some((auto, always, never, downloads)) = backends("tabs") else { return };
+    let site = site().await;
     new_tabs_and_downloads(&always, &site, &downloads).await;
     a_screenshot_marks_the_refs_in_view_and_covers_secrets(&auto, &always, &site).await;
     crate::labels::on_pages(&always, &auto).await;
@@ -673,10 +691,11 @@ async fn a_killed_chromium_is_relaunched(always: &AutoBackend, site: &Server) {
     let mut s = session(always).await;
     let out = call(&mut s, "navigate", json!({"url": site.url("/help").as_str()})).await;
     ok(&out);
-    // Kill this process's Chromium (its profile folder names our pid).
-    let marker = format!("whittle-chromium-{}-", std::process::id());
-    let status = std::process::Command::new("pkill").args(["-KILL", "-f", &marker]).status();
-    assert!(status.is_ok_and(|s| s.success()), "pkill found no Chromium");
+    // Kill this backend's Chromium (another test may run its own).
+    let cdp = always.chromium().unwrap_or_else(|| panic!("a Chromium backend"));
+    let pid = cdp.browser_pid().await.unwrap_or_else(|| panic!("no Chromium running"));
+    let status = std::process::Command::new("kill").args(["-KILL", &pid.to_string()]).status();
+    assert!(status.is_ok_and(|s| s.success()), "kill found no Chromium");
     tokio::time::sleep(Duration::from_millis(500)).await;
     let out = call(&mut s, "observe", json!({})).await;
     assert_eq!(code(&out), "engine_crashed", "{}", out.text);

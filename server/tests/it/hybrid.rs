@@ -8,6 +8,7 @@
 use std::time::Duration;
 
 use serde_json::json;
+use whittle::backend::Backend;
 use whittle::backend::auto::AutoBackend;
 
 use crate::chromium::{engine, session};
@@ -316,12 +317,16 @@ async fn a_page_that_sends_the_tab_to_a_dead_end(auto: &AutoBackend, always: &Au
 async fn a_chromium_that_dies_costs_a_notice_not_the_tab(auto: &AutoBackend, plain: &Server, app_url: &str) {
     let mut s = session(auto).await;
     assert_eq!(engine(&call(&mut s, "navigate", json!({"url": app_url})).await), "chromium");
-    let marker = format!("whittle-chromium-{}-", std::process::id());
-    let status = std::process::Command::new("pkill").args(["-KILL", "-f", &marker]).status();
-    assert!(status.is_ok_and(|s| s.success()), "pkill found no Chromium");
+    // Kill this backend's Chromium (another test may run its own).
+    let cdp = auto.chromium().unwrap_or_else(|| panic!("a Chromium backend"));
+    let pid = cdp.browser_pid().await.unwrap_or_else(|| panic!("no Chromium running"));
+    let status = std::process::Command::new("kill").args(["-KILL", &pid.to_string()]).status();
+    assert!(status.is_ok_and(|s| s.success()), "kill found no Chromium");
     // Until its pipe closes, the old Chromium looks alive.
     for _ in 0..50 {
-        if std::process::Command::new("pgrep").args(["-f", &marker]).status().is_ok_and(|s| !s.success()) {
+        // Gone, or a zombie (its parent reaps it later).
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        if stat.rsplit_once(')').is_none_or(|(_, rest)| rest.trim_start().starts_with('Z')) {
             break;
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
