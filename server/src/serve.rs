@@ -65,7 +65,7 @@ impl Default for Lifecycle {
         Lifecycle {
             idle: Duration::from_secs(30 * 60),
             max_sessions: default_max_sessions(),
-            max_connections: 1_024,
+            max_connections: default_max_connections(),
             grace: Duration::from_secs(10),
             request_timeout: Duration::from_secs(10),
         }
@@ -91,6 +91,20 @@ pub fn default_max_sessions() -> usize {
     match total {
         Some(kib) => usize::try_from(kib / (32 * 1024)).unwrap_or(usize::MAX).clamp(16, 1_024),
         None => 256,
+    }
+}
+
+/// 1,024 open connections, or fewer when the process may open fewer
+/// files: 64 are left for everything else (Chromium's pipes, pages,
+/// logs), so the cap is met before the system's limit.
+pub fn default_max_connections() -> usize {
+    let soft = std::fs::read_to_string("/proc/self/limits").ok().and_then(|l| {
+        let line = l.lines().find(|l| l.starts_with("Max open files"))?.to_owned();
+        line.split_whitespace().nth(3)?.parse::<usize>().ok()
+    });
+    match soft {
+        Some(n) => n.saturating_sub(64).clamp(16, 1_024),
+        None => 1_024,
     }
 }
 
@@ -653,7 +667,7 @@ async fn accept(
     use hyper_util::rt::{TokioIo, TokioTimer};
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();
     let slots = Arc::new(tokio::sync::Semaphore::new(lifecycle.max_connections));
-    let mut refused: u64 = 0;
+    let (mut refused, mut failed) = (0u64, 0u64);
     let mut stop = std::pin::pin!(stop);
     loop {
         let accepted = tokio::select! {
@@ -665,7 +679,10 @@ async fn accept(
             Err(e) => {
                 // Out of file descriptors, or a connection reset before
                 // it was taken: wait for one to be given back.
-                tracing::warn!(error = %e, "accept failed");
+                failed += 1;
+                if failed.is_power_of_two() {
+                    tracing::warn!(error = %e, failed, "accept failed");
+                }
                 tokio::time::sleep(Duration::from_millis(50)).await;
                 continue;
             }
@@ -844,6 +861,7 @@ mod tests {
             assert!(parse_max_sessions(bad).is_err(), "{bad:?} accepted");
         }
         assert!((16..=1_024).contains(&default_max_sessions()));
+        assert!((16..=1_024).contains(&default_max_connections()));
     }
 
     #[test]

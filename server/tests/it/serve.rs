@@ -157,12 +157,12 @@ impl Client {
 }
 
 fn lifecycle(idle: Duration, max_sessions: usize) -> Lifecycle {
-    Lifecycle { idle, max_sessions, request_timeout: Duration::from_secs(2), grace: Duration::from_secs(5), ..Lifecycle::default() }
+    Lifecycle { idle, max_sessions, request_timeout: Duration::from_secs(2), grace: Duration::from_secs(15), ..Lifecycle::default() }
 }
 
 async fn site() -> Server {
     Server::start(|seen: &Seen| match seen.path.as_str() {
-        "/slow" => Reply::html(PAGE).delayed(Duration::from_millis(3_500)),
+        "/slow" => Reply::html(PAGE).delayed(Duration::from_millis(4_500)),
         _ => Reply::html(PAGE),
     })
     .await
@@ -175,7 +175,7 @@ fn ok(content: &Value) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_idle_session_ends_but_never_during_a_call() {
     let site = site().await;
-    let server = Running::start(lifecycle(Duration::from_secs(2), 16), ToolSet::Whittle).await;
+    let server = Running::start(lifecycle(Duration::from_secs(3), 16), ToolSet::Whittle).await;
     let mut a = Client::new(&server.url);
     a.open().await.unwrap_or_else(|e| panic!("{e:?}"));
     ok(&a.call("navigate", json!({"url": site.url("/").as_str()})).await.unwrap_or_else(|e| panic!("{e:?}")));
@@ -192,7 +192,7 @@ async fn an_idle_session_ends_but_never_during_a_call() {
     assert_eq!(refused.status, 404, "{refused:?}");
     let body: Value = serde_json::from_str(&refused.body).unwrap_or_else(|e| panic!("{e}: {}", refused.body));
     let message = body["error"]["message"].as_str().unwrap_or_default();
-    assert!(message.contains("session expired") && message.contains("2s") && message.contains("start a new session"), "{message}");
+    assert!(message.contains("session expired") && message.contains("3s") && message.contains("start a new session"), "{message}");
     // A new session works at once.
     a.open().await.unwrap_or_else(|e| panic!("{e:?}"));
     ok(&a.call("navigate", json!({"url": site.url("/").as_str()})).await.unwrap_or_else(|e| panic!("{e:?}")));
@@ -345,7 +345,7 @@ async fn a_stop_lets_the_running_call_finish_then_refuses() {
         let url = site.url("/slow").to_string();
         tokio::spawn(async move { a.call("navigate", json!({"url": url})).await })
     };
-    // The call is running (the page answers after 3.5 s) when the stop
+    // The call is running (the page answers after 4.5 s) when the stop
     // comes; it still gets its answer.
     let deadline = Instant::now() + Duration::from_secs(5);
     while !site.paths().iter().any(|p| p == "/slow") {
