@@ -751,6 +751,12 @@ impl Gate {
             },
             _ => {}
         }
+        // A body announced as too large is refused before it is read.
+        let announced = req.headers().get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<u64>().ok());
+        if announced.is_some_and(|n| n > self.max_body as u64) {
+            let message = format!("the request body is over {} bytes", self.max_body);
+            return refusal(StatusCode::PAYLOAD_TOO_LARGE, None, &message);
+        }
         // The body in whole within the request timeout: a client sending
         // it a byte at a time holds nothing for long.
         let (parts, body) = req.into_parts();

@@ -277,11 +277,10 @@ async fn bad_requests_get_errors_and_other_sessions_go_on() {
             assert!((400..500).contains(&status) || status == 202, "{} bytes of garbage: {status}", body.len());
         }
     }
-    assert_eq!(
-        http.post(&server.url).header("Content-Type", "application/json").body(vec![b'x'; 5 * 1024 * 1024]).send().await.map(|r| r.status().as_u16()).ok(),
-        Some(413),
-        "a new session's oversized body"
-    );
+    // Refused before it is read (its Content-Length says too much): 413,
+    // or the connection closed while the client still writes.
+    let status = http.post(&server.url).header("Content-Type", "application/json").body(vec![b'x'; 5 * 1024 * 1024]).send().await.map(|r| r.status().as_u16()).ok();
+    assert!(matches!(status, None | Some(413)), "a new session's oversized body: {status:?}");
 
     // A body sent a byte at a time, and headers that never end: answered
     // with 408 or closed within the request timeout.
