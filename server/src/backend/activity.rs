@@ -20,12 +20,14 @@
 //! A page is *quiet* once neither its DOM nor those requests did anything
 //! for [`QUIET`], not counting a request that has gone [`STUCK`] without an
 //! answer: a request that nothing will answer does not hold the page back.
-//! An action waits for quiet. A navigation waits for its document to be
-//! parsed, then until it is *usable*: quiet, or — a page whose scripts
-//! neither changed the DOM nor sent a request once it was parsed — loaded
-//! and still for [`AFTER_LOAD`] more (what a script does at `load` is
-//! waited for). Every wait is event-driven (woken by each event, or at the
-//! moment the rule can next hold) and bounded by the caller.
+//! An action waits for quiet, counted from when its input was dispatched
+//! (a click that took a while to deliver is not quiet on arrival). A
+//! navigation waits for its document to be parsed, then until it is
+//! *usable*: quiet, or — a page whose scripts neither changed the DOM nor
+//! sent a request once it was parsed — loaded and still for
+//! [`AFTER_LOAD`] more (what a script does at `load` is waited for).
+//! Every wait is event-driven (woken by each event, or at the moment the
+//! rule can next hold) and bounded by the caller.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
@@ -286,6 +288,15 @@ impl Activity {
             s.in_flight.clear();
             s.documents.clear();
         }
+    }
+
+    /// The action was dispatched: the quiet window counts from now. What
+    /// it set going (a navigation, a download, a request) is reported a
+    /// moment after Chromium answers the input, and dispatching it can take
+    /// longer than the window on a busy machine.
+    pub(crate) fn acted(&self) {
+        self.lock().net = Instant::now();
+        self.changed.notify_waiters();
     }
 
     /// Takes what is known from elsewhere (the page was already parsed

@@ -1577,6 +1577,7 @@ impl CdpPage {
             None => None,
         };
         let result = self.perform(&action, target).await;
+        self.activity.acted();
         self.after_action(before, result).await
     }
 
@@ -1591,6 +1592,7 @@ impl CdpPage {
         self.dialogs.accept.store(action.confirm, Ordering::SeqCst);
         self.activity.begin(false);
         let result = self.perform(&action, Some(node)).await;
+        self.activity.acted();
         self.after_action(before, result).await
     }
 
