@@ -50,7 +50,7 @@ fn bench_suite(c: &mut Criterion, suite: Suite, pages: &[Page]) {
             }
         })
     });
-    let mut styles: Vec<_> = docs.iter().map(|d| cascade(d, &CascadeOptions::default())).collect();
+    let styles: Vec<_> = docs.iter().map(|d| cascade(d, &CascadeOptions::default())).collect();
     group.bench_function(BenchmarkId::new("stage", "layout"), |b| {
         b.iter(|| {
             for (d, s) in docs.iter().zip(&styles) {
@@ -67,26 +67,29 @@ fn bench_suite(c: &mut Criterion, suite: Suite, pages: &[Page]) {
         })
     });
     // The later stages see what the snapshot's see: concealed text.
-    for ((d, s), l) in docs.iter().zip(&mut styles).zip(&layouts) {
-        s.conceal(d, l);
-    }
+    let hidden: Vec<_> = docs.iter().zip(&styles).zip(&layouts).map(|((d, s), l)| conceal(d, s, l)).collect();
     group.bench_function(BenchmarkId::new("stage", "semantics"), |b| {
         b.iter(|| {
-            for (d, s) in docs.iter().zip(&styles) {
-                black_box(compute_semantics(d, s));
+            for ((d, s), h) in docs.iter().zip(&styles).zip(&hidden) {
+                black_box(compute_semantics(d, s, h));
             }
         })
     });
-    let sems: Vec<_> = docs.iter().zip(&styles).map(|(d, s)| compute_semantics(d, s)).collect();
+    let sems: Vec<_> = docs.iter().zip(&styles).zip(&hidden).map(|((d, s), h)| compute_semantics(d, s, h)).collect();
     group.bench_function(BenchmarkId::new("stage", "tree"), |b| {
         b.iter(|| {
-            for ((d, s), m) in docs.iter().zip(&styles).zip(&sems) {
-                black_box(build_tree(d, s, m, &mut RefTable::new()));
+            for (((d, s), h), m) in docs.iter().zip(&styles).zip(&hidden).zip(&sems) {
+                black_box(build_tree(d, s, h, m, &mut RefTable::new()));
             }
         })
     });
-    let trees: Vec<_> =
-        docs.iter().zip(&styles).zip(&sems).map(|((d, s), m)| build_tree(d, s, m, &mut RefTable::new())).collect();
+    let trees: Vec<_> = docs
+        .iter()
+        .zip(&styles)
+        .zip(&hidden)
+        .zip(&sems)
+        .map(|(((d, s), h), m)| build_tree(d, s, h, m, &mut RefTable::new()))
+        .collect();
     group.bench_function(BenchmarkId::new("stage", "fold"), |b| {
         b.iter(|| {
             for ((d, t), l) in docs.iter().zip(&trees).zip(&layouts) {
@@ -118,8 +121,8 @@ fn bench_suite(c: &mut Criterion, suite: Suite, pages: &[Page]) {
     let options = digest_options();
     group.bench_function(BenchmarkId::new("beside", "digest"), |b| {
         b.iter(|| {
-            for ((d, s), m) in docs.iter().zip(&styles).zip(&sems) {
-                black_box(digest(d, s, m, &options));
+            for (((d, s), h), m) in docs.iter().zip(&styles).zip(&hidden).zip(&sems) {
+                black_box(digest(d, s, h, m, &options));
             }
         })
     });

@@ -15,7 +15,7 @@ use std::time::Duration;
 use whittle::backend::cdp::{CdpBackend, ChromiumOptions};
 use whittle_corpus::Suite;
 use whittle_engine::{
-    CascadeOptions, DigestOptions, Document, FoldOptions, LayoutOptions, NodeId, Observation, ParseOptions, RefTable,
+    CascadeOptions, Concealment, DigestOptions, Document, FoldOptions, LayoutOptions, NodeId, Observation, ParseOptions, RefTable,
     RenderOptions, SnapshotOptions, build_tree, compute_semantics, fold, parse, render, snapshot, style_and_layout,
     snapshot_document,
 };
@@ -71,8 +71,9 @@ pub fn whole(bytes: &[u8]) -> usize {
 /// optimized away.
 pub fn stages_after_parse(doc: &Document) -> usize {
     let (styles, layout) = style_and_layout(doc, &CascadeOptions::default(), &LayoutOptions::default());
-    let sem = compute_semantics(doc, &styles);
-    let tree = build_tree(doc, &styles, &sem, &mut RefTable::new());
+    let hidden = Concealment::default();
+    let sem = compute_semantics(doc, &styles, &hidden);
+    let tree = build_tree(doc, &styles, &hidden, &sem, &mut RefTable::new());
     let folded = fold(doc, &tree, &layout, &FoldOptions::default(), &RenderOptions::default());
     render(doc, &folded).lines.len()
 }

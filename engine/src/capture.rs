@@ -306,7 +306,7 @@ fn intersect(a: &Rect, b: &Rect) -> Rect {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{RefTable, build_tree, compute_semantics, fold, render, FoldOptions, RenderOptions};
+    use crate::{RefTable, build_tree, compute_semantics, conceal, fold, render, FoldOptions, RenderOptions};
 
     fn el(parent: usize, name: &str, attrs: &[(&str, &str)], rect: Option<(f32, f32, f32, f32)>, display: &str) -> CapturedNode {
         CapturedNode {
@@ -334,10 +334,10 @@ mod tests {
     }
 
     fn observe(c: &Capture) -> String {
-        let mut got = from_capture(c);
-        got.styles.conceal(&got.document, &got.layout);
-        let sem = compute_semantics(&got.document, &got.styles);
-        let tree = build_tree(&got.document, &got.styles, &sem, &mut RefTable::new());
+        let got = from_capture(c);
+        let concealment = conceal(&got.document, &got.styles, &got.layout);
+        let sem = compute_semantics(&got.document, &got.styles, &concealment);
+        let tree = build_tree(&got.document, &got.styles, &concealment, &sem, &mut RefTable::new());
         let folded = fold(&got.document, &tree, &got.layout, &FoldOptions::default(), &RenderOptions::default());
         render(&got.document, &folded).text()
     }

@@ -50,7 +50,9 @@ use crate::dom::{Document, NodeId};
 use crate::find::visible_text;
 use crate::fold::{self, FoldOptions, LineKind, Mode, tokens};
 use crate::layout::Layout;
-use crate::render::{self, RenderOptions};
+use crate::line::{self, RenderOptions};
+use crate::text::one_line;
+use crate::safety::conceal::Concealment;
 use crate::semantics::Semantics;
 use crate::semantics::role::Role;
 use crate::style::Styles;
@@ -167,6 +169,7 @@ impl std::error::Error for ExtractError {}
 pub fn extract(
     doc: &Document,
     styles: &Styles,
+    conceal: &Concealment,
     sem: &Semantics,
     tree: &AxTree,
     kind: ExtractKind,
@@ -180,7 +183,7 @@ pub fn extract(
     {
         return Err(ExtractError::ScopeHidden);
     }
-    let cx = Cx { doc, styles, sem, tree, links, options: RenderOptions::default() };
+    let cx = Cx { doc, styles, conceal, sem, tree, links, options: RenderOptions::default() };
     let rows = match kind {
         ExtractKind::Table => cx.table(scope)?,
         ExtractKind::List => cx.list(scope)?,
@@ -251,6 +254,7 @@ fn page(rows: Rows, offset: usize, page_tokens: u32) -> Result<Extracted, Extrac
 struct Cx<'a> {
     doc: &'a Document,
     styles: &'a Styles,
+    conceal: &'a Concealment,
     sem: &'a Semantics,
     tree: &'a AxTree,
     links: bool,
@@ -311,7 +315,7 @@ impl Cx<'_> {
         match self.tree.widgets.iter().find(|w| w.node == node) {
             Some(w) => {
                 let mut out = String::new();
-                render::write_widget(&mut out, w, &self.options);
+                line::write_widget(&mut out, w, &self.options);
                 out
             }
             None => fallback.to_owned(),
@@ -326,7 +330,7 @@ impl Cx<'_> {
                 let word = if role.is_generic() {
                     self.doc.element(s).map(|e| e.local_name().to_string()).unwrap_or_else(|| "node".to_owned())
                 } else {
-                    render::role_word(role).to_owned()
+                    line::role_word(role).to_owned()
                 };
                 return Err(ExtractError::NotATable { role: word });
             }
@@ -350,7 +354,7 @@ impl Cx<'_> {
             let texts: Vec<String> = cells
                 .iter()
                 .map(|&c| {
-                    visible_text(self.doc, self.styles, self.sem, c, self.links, MAX_CELL_CHARS).replace('|', "\\|")
+                    visible_text(self.doc, self.styles, self.conceal, self.sem, c, self.links, MAX_CELL_CHARS).replace('|', "\\|")
                 })
                 .collect();
             if texts.iter().all(String::is_empty) {
@@ -452,7 +456,7 @@ impl Cx<'_> {
         let (parent, groups) = best.ok_or(ExtractError::NoList)?;
         let what = match parent {
             Some(p) => crate::text::truncate_chars(
-                &render::item_line(self.tree, &self.tree.items[p], &self.options, render::LineStyle::Full),
+                &line::item_line(self.tree, &self.tree.items[p], &self.options, line::LineStyle::Full),
                 120,
             ),
             None => "items".to_owned(),
@@ -475,8 +479,8 @@ impl Cx<'_> {
     /// beginning at a heading when one is among its first items.
     fn repeated_groups<'s>(&self, sibs: &'s [ItemId]) -> Vec<&'s [ItemId]> {
         let items = &self.tree.items;
-        let sigs: Vec<u64> = sibs.iter().map(|&c| fold::signature::signature(self.doc, self.tree, &items[c])).collect();
-        let text: Vec<bool> = sibs.iter().map(|&c| fold::signature::is_text_block(self.tree, &items[c])).collect();
+        let sigs: Vec<u64> = sibs.iter().map(|&c| crate::tree::signature::signature(self.doc, self.tree, &items[c])).collect();
+        let text: Vec<bool> = sibs.iter().map(|&c| crate::tree::signature::is_text_block(self.tree, &items[c])).collect();
         let n = sibs.len();
         let mut best: Vec<&[ItemId]> = Vec::new();
         for p in 1..=MAX_GROUP.min(n / MIN_LIST_RUN) {
@@ -515,10 +519,10 @@ impl Cx<'_> {
                     let w = &self.tree.widgets[*w];
                     if w.ref_id.is_some() {
                         let mut s = String::new();
-                        render::write_widget(&mut s, w, &self.options);
+                        line::write_widget(&mut s, w, &self.options);
                         s
                     } else {
-                        render::one_line(&w.name)
+                        one_line(&w.name)
                     }
                 }
                 _ => self.full_line(it.head.as_slice(), it.prefix),
@@ -540,10 +544,10 @@ impl Cx<'_> {
         }
         for seg in head {
             match seg {
-                Segment::Text(t) => render::push_text(&mut out, t),
+                Segment::Text(t) => line::push_text(&mut out, t),
                 Segment::Widget(w) => {
                     let w = &self.tree.widgets[*w];
-                    render::write_widget(&mut out, w, &self.options);
+                    line::write_widget(&mut out, w, &self.options);
                     if let Some(url) = self.link_url(w) {
                         let _ = write!(out, " ({url})");
                     }
@@ -568,7 +572,7 @@ impl Cx<'_> {
 
     fn text(&self, scope: Option<NodeId>) -> Result<Rows, ExtractError> {
         if scope.is_none() {
-            let content = crate::digest::main_content(self.doc, self.styles, self.sem);
+            let content = crate::digest::main_content(self.doc, self.styles, self.conceal, self.sem);
             let rows = content
                 .lines()
                 .into_iter()
@@ -596,7 +600,7 @@ impl Cx<'_> {
             .filter(|l| !matches!(l.kind, LineKind::Caption(i) if scope.is_some() && self.tree.items[i].node == scope))
             .map(|l| match l.kind {
                 LineKind::Item(i) if self.links => {
-                    render::read_line(self.tree, &self.tree.items[i], &self.options, &|w| self.link_url(w))
+                    line::read_line(self.tree, &self.tree.items[i], &self.options, &|w| self.link_url(w))
                 }
                 _ => l.text.clone(),
             })
@@ -626,7 +630,7 @@ impl Cx<'_> {
                 {
                     let w = &self.tree.widgets[*w];
                     let mut line = String::new();
-                    render::write_widget(&mut line, w, &self.options);
+                    line::write_widget(&mut line, w, &self.options);
                     if let Some(url) = self.url_of(w.node) {
                         let _ = write!(line, " ({url})");
                     }

@@ -5,7 +5,7 @@
 //!
 //! - `role:button pay`: lines showing a widget whose role is `button` and
 //!   whose name or value holds every word (case-insensitive). The role is
-//!   the word the observation writes ([`render::role_word`]: `header`,
+//!   the word the observation writes ([`line::role_word`]: `header`,
 //!   `nav`, `img`, …) or the ARIA role (`banner`, `navigation`, `image`);
 //!   lines that are roles themselves match too: `heading` (or `h1`…`h6`),
 //!   `listitem`, `row`, live regions (`alert`, `status`, …). No words: every
@@ -70,7 +70,9 @@ use std::fmt::{self, Write};
 use html5ever::local_name;
 
 use crate::dom::{Document, Edge, NodeData, NodeId};
-use crate::render::{self, RenderOptions};
+use crate::line::{self, RenderOptions};
+use crate::text::one_line;
+use crate::safety::conceal::Concealment;
 use crate::semantics::Semantics;
 use crate::semantics::role::Role;
 use crate::style::{Selector, SelectorError, Styles};
@@ -127,6 +129,7 @@ impl std::error::Error for FindError {}
 pub fn find(
     doc: &Document,
     styles: &Styles,
+    conceal: &Concealment,
     sem: &Semantics,
     tree: &AxTree,
     query: &str,
@@ -138,7 +141,7 @@ pub fn find(
     }
     let options = RenderOptions::default();
     if let Some(sel) = query.strip_prefix("css:") {
-        return find_css(doc, styles, sem, tree, sel.trim(), limit);
+        return find_css(doc, styles, conceal, sem, tree, sel.trim(), limit);
     }
     if let Some(rest) = query.strip_prefix("role:") {
         let mut parts = rest.split_whitespace();
@@ -148,7 +151,7 @@ pub fn find(
             format!("role:{role}")
         } else {
             let mut s = format!("role:{role} ");
-            render::quote(&mut s, &words.join(" "), options.max_name_chars);
+            line::quote(&mut s, &words.join(" "), options.max_name_chars);
             s
         };
         let hits = search(tree, |it| role_match(sem, tree, it, &role, &words));
@@ -287,12 +290,12 @@ fn search(tree: &AxTree, mut matches: impl FnMut(ItemId) -> Option<Option<usize>
 
 /// Lowercase, whitespace collapsed.
 fn normalize(s: &str) -> String {
-    render::one_line(s).to_lowercase()
+    one_line(s).to_lowercase()
 }
 
 fn quoted(s: &str) -> String {
     let mut out = String::new();
-    render::quote(&mut out, &render::one_line(s), RenderOptions::default().max_name_chars);
+    line::quote(&mut out, &one_line(s), RenderOptions::default().max_name_chars);
     out
 }
 
@@ -330,7 +333,7 @@ fn plain_text(tree: &AxTree, item: ItemId) -> String {
 /// Whether a role word names `role`: the observation's word or the ARIA
 /// role.
 fn names_role(word: &str, role: Role) -> bool {
-    word == render::role_word(role) || word == role.as_str()
+    word == line::role_word(role) || word == role.as_str()
 }
 
 /// The role words of an item that is a role itself (not a widget).
@@ -377,7 +380,7 @@ fn role_known(sem: &Semantics, tree: &AxTree, role: &str) -> bool {
 fn role_counts(sem: &Semantics, tree: &AxTree) -> Vec<(String, usize)> {
     let mut counts: HashMap<String, usize> = HashMap::new();
     for w in &tree.widgets {
-        *counts.entry(render::role_word(w.role).to_owned()).or_default() += 1;
+        *counts.entry(line::role_word(w.role).to_owned()).or_default() += 1;
     }
     for i in 0..tree.items.len() {
         if let Some(r) = item_roles(sem, tree, i).into_iter().next() {
@@ -421,7 +424,7 @@ fn listing(
         let ctx = hit.context.line(tree, hit.item);
         if ctx != last {
             if let Some(c) = ctx {
-                let line = render::item_line(tree, &tree.items[c], options, render::LineStyle::Full);
+                let line = line::item_line(tree, &tree.items[c], options, line::LineStyle::Full);
                 let _ = writeln!(text, "@ {line}");
             }
             last = ctx;
@@ -438,16 +441,16 @@ fn listing(
 fn hit_line(tree: &AxTree, hit: &Hit, options: &RenderOptions, phrase: Option<&str>) -> String {
     let item = &tree.items[hit.item];
     let mut out = String::new();
-    render::write_prefix(&mut out, item);
+    line::write_prefix(&mut out, item);
     let mut at = None;
     for seg in &item.head {
         match seg {
-            Segment::Text(t) => render::push_text(&mut out, t),
+            Segment::Text(t) => line::push_text(&mut out, t),
             Segment::Widget(w) => {
                 if hit.focus == Some(*w) {
                     at = Some(out.len());
                 }
-                render::write_widget(&mut out, &tree.widgets[*w], options);
+                line::write_widget(&mut out, &tree.widgets[*w], options);
             }
         }
     }
@@ -491,6 +494,7 @@ pub(crate) fn cut_around(s: &str, at: usize, max: usize) -> String {
 fn find_css(
     doc: &Document,
     styles: &Styles,
+    conceal: &Concealment,
     sem: &Semantics,
     tree: &AxTree,
     sel: &str,
@@ -511,7 +515,7 @@ fn find_css(
     }
     text.push('\n');
     for &id in visible.iter().take(limit) {
-        text.push_str(&element_line(doc, styles, sem, &refs, id));
+        text.push_str(&element_line(doc, styles, conceal, sem, &refs, id));
         text.push('\n');
     }
     if visible.len() > limit {
@@ -530,7 +534,7 @@ const CLASSES: usize = 8;
 const INSIDE_REFS: usize = 3;
 
 /// `[ref] tag#id.class attr="value" · "text" · inside: [r]`.
-fn element_line(doc: &Document, styles: &Styles, sem: &Semantics, refs: &HashMap<NodeId, u32>, id: NodeId) -> String {
+fn element_line(doc: &Document, styles: &Styles, conceal: &Concealment, sem: &Semantics, refs: &HashMap<NodeId, u32>, id: NodeId) -> String {
     let mut out = String::new();
     let Some(e) = doc.element(id) else { return out };
     if let Some(r) = refs.get(&id) {
@@ -539,7 +543,7 @@ fn element_line(doc: &Document, styles: &Styles, sem: &Semantics, refs: &HashMap
     out.push_str(e.local_name());
     if let Some(i) = e.id().filter(|i| !i.is_empty()) {
         out.push('#');
-        out.push_str(&crate::text::truncate_chars(&render::one_line(i), 40));
+        out.push_str(&crate::text::truncate_chars(&one_line(i), 40));
     }
     let classes: Vec<&str> = e.classes().collect();
     for c in classes.iter().take(CLASSES) {
@@ -559,16 +563,16 @@ fn element_line(doc: &Document, styles: &Styles, sem: &Semantics, refs: &HashMap
             continue;
         }
         let _ = write!(out, " {name}=");
-        render::quote(&mut out, &render::one_line(v), MAX_ATTR_CHARS);
+        line::quote(&mut out, &one_line(v), MAX_ATTR_CHARS);
     }
     for a in e.attrs.iter().filter(|a| a.name.local.starts_with("data-")).take(DATA_ATTRS) {
         let _ = write!(out, " {}=", &*a.name.local);
-        render::quote(&mut out, &render::one_line(&a.value), MAX_ATTR_CHARS);
+        line::quote(&mut out, &one_line(&a.value), MAX_ATTR_CHARS);
     }
-    let text = if field { String::new() } else { visible_text(doc, styles, sem, id, false, MAX_TEXT_CHARS) };
+    let text = if field { String::new() } else { visible_text(doc, styles, conceal, sem, id, false, MAX_TEXT_CHARS) };
     if !text.is_empty() {
         out.push_str(" · ");
-        render::quote(&mut out, &text, MAX_TEXT_CHARS);
+        line::quote(&mut out, &text, MAX_TEXT_CHARS);
     }
     if !refs.contains_key(&id) {
         let mut inside = Vec::new();
@@ -600,6 +604,7 @@ fn element_line(doc: &Document, styles: &Styles, sem: &Semantics, refs: &HashMap
 pub fn visible_text(
     doc: &Document,
     styles: &Styles,
+    conceal: &Concealment,
     sem: &Semantics,
     id: NodeId,
     links: bool,
@@ -617,7 +622,7 @@ pub fn visible_text(
                     continue;
                 }
                 match &doc.node(n).data {
-                    NodeData::Text(t) if styles.hidden(n).is_none() && !styles.text_concealed(n) => {
+                    NodeData::Text(t) if styles.hidden(n).is_none() && !conceal.text_concealed(n) => {
                         crate::text::push_collapsed(&mut out, t)
                     }
                     NodeData::Element(e) => {
@@ -656,7 +661,7 @@ pub fn visible_text(
             break;
         }
     }
-    crate::text::truncate_chars(&render::one_line(&out), max)
+    crate::text::truncate_chars(&one_line(&out), max)
 }
 
 #[cfg(test)]
@@ -669,7 +674,7 @@ mod tests {
         let html = r#"<div inert><h2>Payment</h2><button class=pay>Pay now</button></div>
             <button class=pay>Pay later</button>"#;
         let s = snapshot(html.as_bytes(), &SnapshotOptions::default(), &mut RefTable::new());
-        let run = |q: &str| match find(&s.document, &s.styles, &s.semantics, &s.tree, q, 20) {
+        let run = |q: &str| match find(&s.document, &s.styles, &s.concealment, &s.semantics, &s.tree, q, 20) {
             Ok(f) => f,
             Err(e) => panic!("{q}: {e}"),
         };
@@ -687,6 +692,6 @@ mod tests {
         let html = "<p id=p>Total <span inert>(editing)</span> $4</p>";
         let s = snapshot(html.as_bytes(), &SnapshotOptions::default(), &mut RefTable::new());
         let p = s.document.element_by_id("p").unwrap_or(crate::dom::NodeId::DOCUMENT);
-        assert_eq!(super::visible_text(&s.document, &s.styles, &s.semantics, p, false, usize::MAX), "Total $4");
+        assert_eq!(super::visible_text(&s.document, &s.styles, &s.concealment, &s.semantics, p, false, usize::MAX), "Total $4");
     }
 }

@@ -10,6 +10,7 @@
 //! | parse | [`parse()`] | [`Document`] (arena, html5ever through our own `TreeSink`) |
 //! | cascade | [`cascade`] | [`Styles`] (computed values, what is hidden) |
 //! | layout | [`compute_layout`] | [`Layout`] (boxes, page height, what is in view) |
+//! | conceal | [`conceal()`] | [`Concealment`] (what has a box but no person can read) |
 //! | semantics | [`compute_semantics`] | [`Semantics`] (roles; names, states on demand) |
 //! | tree | [`build_tree`] | [`AxTree`] (the semantic tree, refs assigned) |
 //! | fold | [`fold()`] | [`Folded`] (the lines a mode and a token budget keep) |
@@ -82,6 +83,7 @@ pub mod extract;
 pub mod find;
 pub mod fold;
 pub mod layout;
+pub mod line;
 pub mod parse;
 pub mod render;
 pub mod safety;
@@ -98,14 +100,17 @@ pub use capture::{Capture, CapturedKind, CapturedNode, Captured, from_capture};
 pub use diag::{Diagnostic, Stage};
 pub use diff::{Diff, DiffChoice, diff, diff_or_full};
 pub use digest::meta::{Refresh, refresh};
-pub use digest::{Digest, DigestOptions, MainContent, PageMeta, ScriptNeed, digest, main_content, result_links, script_need};
+pub use digest::{Digest, DigestOptions, MainContent, PageMeta, ScriptNeed, digest, main_content, result_links, script_need, with_main_content};
 pub use dom::{Attr, ChosenFile, DocumentBuilder, Markup, Document, DocumentId, Edge, Element, FormState, MutationError, NodeData, NodeId, PlaceMap, Places};
 pub use extract::{ExtractError, ExtractKind, Extracted, extract};
 pub use find::{FindError, Found, find};
 pub use fold::{FoldOptions, Folded, Mode, fold};
 pub use layout::{Layout, LayoutOptions, Placement, Rect, compute_layout, style_and_layout};
 pub use parse::{ParseOptions, parse, parse_str};
-pub use render::{Envelope, LineStyle, Observation, RenderOptions, compact_url, render};
+pub use safety::conceal::{Concealment, conceal, conceal_declared};
+pub use line::{LineStyle, RenderOptions, compact_url};
+pub use render::{Envelope, Observation, render};
+pub use text::fnv1a;
 pub use semantics::{AxNode, Semantics, compute_semantics};
 pub use style::{
     COMPUTED_PROPERTIES, CascadeOptions, ComputedStyle, Selector, SelectorError, Styles, StylesheetText, Veil, Viewport, cascade, linked_stylesheet_urls, stylesheet_imports, MAX_IMPORT_DEPTH,
@@ -137,6 +142,8 @@ pub struct Snapshot {
     pub styles: Styles,
     /// Its boxes.
     pub layout: Layout,
+    /// What a person cannot see although it has a box.
+    pub concealment: Concealment,
     /// Its roles.
     pub semantics: Semantics,
     /// The semantic tree.
@@ -166,6 +173,8 @@ pub struct Analysed {
     pub document: Document,
     /// Its cascade.
     pub styles: Styles,
+    /// What its declarations hide from a person.
+    pub concealment: Concealment,
     /// Its roles, names and states.
     pub semantics: Semantics,
 }
@@ -174,20 +183,20 @@ impl Analysed {
     /// Cascades `document` with its inline styles and `sheets`, conceals
     /// what it declares hidden and computes its semantics.
     pub fn new(document: Document, sheets: Vec<StylesheetText>) -> Analysed {
-        let mut styles = cascade(&document, &CascadeOptions { stylesheets: sheets, ..CascadeOptions::default() });
-        styles.conceal_declared(&document);
-        let semantics = compute_semantics(&document, &styles);
-        Analysed { document, styles, semantics }
+        let styles = cascade(&document, &CascadeOptions { stylesheets: sheets, ..CascadeOptions::default() });
+        let concealment = conceal_declared(&document, &styles);
+        let semantics = compute_semantics(&document, &styles, &concealment);
+        Analysed { document, styles, concealment, semantics }
     }
 
     /// Its digest (see [`digest()`]).
     pub fn digest(&self, options: &DigestOptions) -> Digest {
-        digest(&self.document, &self.styles, &self.semantics, options)
+        digest(&self.document, &self.styles, &self.concealment, &self.semantics, options)
     }
 
     /// Its main content as plain text, one block per line.
     pub fn main_text(&self) -> String {
-        main_content(&self.document, &self.styles, &self.semantics).text()
+        main_content(&self.document, &self.styles, &self.concealment, &self.semantics).text()
     }
 
     /// Every row of its largest table, its repeated items or its links
@@ -196,8 +205,8 @@ impl Analysed {
         if kind == ExtractKind::Text {
             return Ok(self.main_text());
         }
-        let tree = build_tree(&self.document, &self.styles, &self.semantics, &mut RefTable::new());
-        extract(&self.document, &self.styles, &self.semantics, &tree, kind, None, 0, false, u32::MAX).map(|e| e.text)
+        let tree = build_tree(&self.document, &self.styles, &self.concealment, &self.semantics, &mut RefTable::new());
+        extract(&self.document, &self.styles, &self.concealment, &self.semantics, &tree, kind, None, 0, false, u32::MAX).map(|e| e.text)
     }
 }
 
@@ -217,12 +226,12 @@ pub fn snapshot(bytes: &[u8], options: &SnapshotOptions, refs: &mut RefTable) ->
 /// share one table; call [`RefTable::forget`] with [`Document::id`] when a
 /// document is dropped.
 pub fn snapshot_document(document: Document, options: &SnapshotOptions, refs: &mut RefTable) -> Snapshot {
-    let (mut styles, layout) = style_and_layout(&document, &options.cascade, &options.layout);
-    styles.conceal(&document, &layout);
-    let semantics = compute_semantics(&document, &styles);
-    let tree = build_tree(&document, &styles, &semantics, refs);
-    let fold_options = options.fold.with_content(&document, &styles, &semantics);
+    let (styles, layout) = style_and_layout(&document, &options.cascade, &options.layout);
+    let concealment = conceal(&document, &styles, &layout);
+    let semantics = compute_semantics(&document, &styles, &concealment);
+    let tree = build_tree(&document, &styles, &concealment, &semantics, refs);
+    let fold_options = with_main_content(options.fold, &document, &styles, &concealment, &semantics);
     let folded = fold(&document, &tree, &layout, &fold_options, &options.render);
     let observation = render(&document, &folded);
-    Snapshot { document, styles, layout, semantics, tree, folded, observation }
+    Snapshot { document, styles, layout, concealment, semantics, tree, folded, observation }
 }

@@ -21,7 +21,7 @@ pub fn collapse_whitespace(s: &str) -> String {
 /// `s` with control characters (ESC, NUL, …; not the whitespace that
 /// collapsing handles) turned into spaces: page text must not carry
 /// terminal escapes or invisible controls to the model or a terminal.
-/// (For text read whole, `render::one_line` does this and the collapsing
+/// (For text read whole, `one_line` does this and the collapsing
 /// at once; this is for text appended piece by piece.)
 pub(crate) fn without_controls(s: &str) -> std::borrow::Cow<'_, str> {
     if s.chars().any(|c| c.is_control() && !is_html_space(c)) {
@@ -75,6 +75,35 @@ pub(crate) fn truncate_chars(s: &str, max: usize) -> String {
         }
         None => s.to_owned(),
     }
+}
+
+/// Page text for one line: any whitespace or control character becomes a
+/// space, runs collapse, ends are trimmed.
+pub(crate) fn one_line(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut space = false;
+    for c in s.chars() {
+        if c.is_whitespace() || c.is_control() {
+            space = !out.is_empty();
+        } else {
+            if space {
+                out.push(' ');
+                space = false;
+            }
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// 64-bit FNV-1a: a stable, dependency-free content hash for ids.
+pub fn fnv1a(data: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in data {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
 }
 
 #[cfg(test)]

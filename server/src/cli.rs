@@ -5,7 +5,8 @@ use std::sync::Arc;
 
 use serde::Serialize;
 use url::Url;
-use whittle_engine::render::envelope::{Ids, fnv1a};
+use whittle_engine::fnv1a;
+use whittle_engine::render::envelope::Ids;
 use whittle_engine::fold::{FoldOptions, MIN_BUDGET, Mode};
 use whittle_engine::{
     CascadeOptions, Document, Envelope, NodeData, RefTable, Selector, SnapshotOptions, StylesheetText, Viewport,

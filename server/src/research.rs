@@ -212,7 +212,7 @@ impl Renderer {
             let mut refs = whittle_engine::RefTable::new();
             let a = page.analysis(&mut refs).await?;
             Ok(tokio::task::block_in_place(|| {
-                whittle_engine::digest(&a.document, &a.styles, &a.semantics, &DigestOptions { index, budget, scripts_ran: true })
+                whittle_engine::digest(&a.document, &a.styles, &a.concealment, &a.semantics, &DigestOptions { index, budget, scripts_ran: true })
             }))
         }
         .await;

@@ -16,10 +16,10 @@ use std::time::Duration;
 use serde::de::DeserializeOwned;
 use url::Url;
 use whittle_engine::render::envelope::{Ids, ImageInfo};
-use whittle_engine::render::role_word;
+use whittle_engine::line::role_word;
 use whittle_engine::tree::Widget;
 use whittle_engine::safety::Vault;
-use whittle_engine::{Envelope, FoldOptions, Mode, NodeId, Observation, RefTable, RenderOptions, compact_url, fold, render};
+use whittle_engine::{Envelope, FoldOptions, Mode, NodeId, Observation, RefTable, RenderOptions, compact_url, fold, render, with_main_content};
 
 use crate::backend::{Analysis, Arrival, Backend, BrowseError, Effect, Navigation, Page, PageAction, SessionContext, ShotRequest};
 use crate::fetch::Fetcher;
@@ -486,7 +486,7 @@ impl Session {
         let folded = match refolded {
             Some(f) => f,
             None => {
-                let options = options.with_content(&analysis.document, &analysis.styles, &analysis.semantics);
+                let options = with_main_content(*options, &analysis.document, &analysis.styles, &analysis.concealment, &analysis.semantics);
                 fold(&analysis.document, &analysis.tree, &analysis.layout, &options, &RenderOptions::default())
             }
         };
@@ -498,7 +498,7 @@ impl Session {
             if self.field_values.len() >= MAX_FIELD_SECRETS {
                 break;
             }
-            let value = whittle_engine::semantics::form::control_value(&analysis.document, w.node);
+            let value = whittle_engine::dom::form::control_value(&analysis.document, w.node);
             if !value.is_empty() && self.field_values.insert(value.clone()) {
                 // `#` is in no name of the secrets file.
                 let kind = w.sensitive.map_or("field", |k| k.as_str());
@@ -825,7 +825,7 @@ impl Session {
         let limit = args.limit.unwrap_or(20).clamp(1, 500) as usize;
         let tab = &mut self.tabs[self.active];
         let analysis = tab.page.analysis(&mut self.refs).await?;
-        let found = whittle_engine::find::find(&analysis.document, &analysis.styles, &analysis.semantics, &analysis.tree, &args.q, limit)
+        let found = whittle_engine::find::find(&analysis.document, &analysis.styles, &analysis.concealment, &analysis.semantics, &analysis.tree, &args.q, limit)
             .map_err(|e| invalid_args(e.to_string()))?;
         self.answer("find", found.text).await
     }
@@ -846,6 +846,7 @@ impl Session {
         let extracted = whittle_engine::extract::extract(
             &analysis.document,
             &analysis.styles,
+            &analysis.concealment,
             &analysis.semantics,
             &analysis.tree,
             kind,
@@ -1230,7 +1231,7 @@ fn with_notices(text: &str, envelope: &Envelope) -> String {
 
 /// Folds and renders an analysis.
 fn observe_analysis(a: &Analysis, options: &FoldOptions) -> Observation {
-    let options = options.with_content(&a.document, &a.styles, &a.semantics);
+    let options = with_main_content(*options, &a.document, &a.styles, &a.concealment, &a.semantics);
     let folded = fold(&a.document, &a.tree, &a.layout, &options, &RenderOptions::default());
     render(&a.document, &folded)
 }

@@ -93,7 +93,7 @@ async fn run(pages: Vec<whittle_benches::Page>, mix: Vec<whittle_benches::Page>,
             let t = Instant::now();
             page.touch();
             let Ok(a) = page.analysis(&mut refs).await else { break };
-            let options = FoldOptions::default().with_content(&a.document, &a.styles, &a.semantics);
+            let options = whittle_engine::with_main_content(FoldOptions::default(), &a.document, &a.styles, &a.concealment, &a.semantics);
             let folded = fold(&a.document, &a.tree, &a.layout, &options, &RenderOptions::default());
             std::hint::black_box(render(&a.document, &folded).text());
             ours.push(ms(t.elapsed()));

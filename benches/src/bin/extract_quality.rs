@@ -9,7 +9,7 @@
 use std::time::Instant;
 
 use whittle_corpus::score::{PageScore, score_page, summarize};
-use whittle_engine::{CascadeOptions, ParseOptions, cascade, compute_semantics, main_content, parse};
+use whittle_engine::{CascadeOptions, Concealment, ParseOptions, cascade, compute_semantics, main_content, parse};
 
 /// The main text, and the chosen container's ancestry (`tag#id.class`
 /// from it up) for `--show`.
@@ -17,8 +17,9 @@ fn extract(bytes: &[u8], url: &str) -> (String, Vec<String>) {
     let options = ParseOptions { url: url::Url::parse(url).ok(), ..ParseOptions::default() };
     let doc = parse(bytes, &options);
     let styles = cascade(&doc, &CascadeOptions::default());
-    let sem = compute_semantics(&doc, &styles);
-    let content = main_content(&doc, &styles, &sem);
+    let hidden = Concealment::default();
+    let sem = compute_semantics(&doc, &styles, &hidden);
+    let content = main_content(&doc, &styles, &hidden, &sem);
     let chain = content
         .root
         .map(|r| {

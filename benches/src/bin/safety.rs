@@ -1,6 +1,6 @@
 //! What the safety work costs on real pages (measured against a budget of
 //! 10% of the snapshot): per page, the whole snapshot, and within it the
-//! concealment pass (`Styles::conceal`) and the per-text checks the tree
+//! concealment pass (`conceal`) and the per-text checks the tree
 //! makes (invisible characters, instructions to AI agents), each the best
 //! of several runs. Prints the per-page share (median, p90) and totals.
 //! The cascade also reads colours now; compare `ratio`'s per-page median
@@ -29,17 +29,17 @@ fn main() {
             std::hint::black_box(whittle_engine::snapshot(&p.bytes, &Default::default(), &mut RefTable::new()).observation.lines.len());
         });
         let doc = parse(&p.bytes, &ParseOptions::default());
-        let mut styles = cascade(&doc, &CascadeOptions::default());
+        let styles = cascade(&doc, &CascadeOptions::default());
         let layout = compute_layout(&doc, &styles, &LayoutOptions::default());
         let pass = best_of(runs, || {
             std::hint::black_box(conceal::conceal(&doc, &styles, &layout).removed_instructions);
         });
-        styles.conceal(&doc, &layout);
+        let hidden = conceal::conceal(&doc, &styles, &layout);
         // The text nodes the tree reads: shown, not concealed.
         let texts: Vec<&str> = doc
             .descendants(NodeId::DOCUMENT)
             .filter_map(|n| match &doc.node(n).data {
-                NodeData::Text(t) if !t.trim().is_empty() && styles.is_visible(n) && !styles.text_concealed(n) => Some(t.as_str()),
+                NodeData::Text(t) if !t.trim().is_empty() && styles.is_visible(n) && !hidden.text_concealed(n) => Some(t.as_str()),
                 _ => None,
             })
             .collect();
@@ -49,7 +49,7 @@ fn main() {
                 std::hint::black_box(injection::reads_like_instructions(&r.text));
             }
         });
-        if styles.concealment().removed_instructions > 0 || texts.iter().any(|t| injection::reads_like_instructions(t)) {
+        if hidden.removed_instructions > 0 || texts.iter().any(|t| injection::reads_like_instructions(t)) {
             flagged += 1;
         }
         let safety = pass + checks;

@@ -80,22 +80,22 @@ fn time_stages(html: &[u8], runs: usize) -> Vec<Duration> {
     let parse = best(runs, || drop(black_box(stage_parse(html))));
     let doc = stage_parse(html);
     let cascade_t = best(runs, || drop(black_box(cascade(&doc, &CascadeOptions::default()))));
-    let mut styles = cascade(&doc, &CascadeOptions::default());
+    let styles = cascade(&doc, &CascadeOptions::default());
     let layout_t = best(runs, || drop(black_box(compute_layout(&doc, &styles, &LayoutOptions::default()))));
     let layout = compute_layout(&doc, &styles, &LayoutOptions::default());
     let conceal_t = best(runs, || drop(black_box(conceal(&doc, &styles, &layout))));
-    styles.conceal(&doc, &layout);
-    let semantics_t = best(runs, || drop(black_box(compute_semantics(&doc, &styles))));
-    let sem = compute_semantics(&doc, &styles);
-    let tree_t = best(runs, || drop(black_box(build_tree(&doc, &styles, &sem, &mut RefTable::new()))));
-    let tree = build_tree(&doc, &styles, &sem, &mut RefTable::new());
+    let hidden = conceal(&doc, &styles, &layout);
+    let semantics_t = best(runs, || drop(black_box(compute_semantics(&doc, &styles, &hidden))));
+    let sem = compute_semantics(&doc, &styles, &hidden);
+    let tree_t = best(runs, || drop(black_box(build_tree(&doc, &styles, &hidden, &sem, &mut RefTable::new()))));
+    let tree = build_tree(&doc, &styles, &hidden, &sem, &mut RefTable::new());
     let (fold_options, render_options) = (FoldOptions::default(), RenderOptions::default());
     let fold_t = best(runs, || drop(black_box(fold(&doc, &tree, &layout, &fold_options, &render_options))));
     let folded = fold(&doc, &tree, &layout, &fold_options, &render_options);
     let render_t = best(runs, || drop(black_box(render(&doc, &folded))));
     let sum = parse + cascade_t + layout_t + conceal_t + semantics_t + tree_t + fold_t + render_t;
     let options = digest_options();
-    let digest_t = best(runs, || drop(black_box(digest(&doc, &styles, &sem, &options))));
+    let digest_t = best(runs, || drop(black_box(digest(&doc, &styles, &hidden, &sem, &options))));
     let rcdom = best(runs, || drop(black_box(rcdom_parse(html))));
     vec![parse, cascade_t, layout_t, conceal_t, semantics_t, tree_t, fold_t, render_t, sum, digest_t, rcdom]
 }

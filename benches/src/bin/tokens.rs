@@ -18,7 +18,7 @@ use whittle_benches::{Page, pages};
 use whittle_corpus::Suite;
 use whittle_engine::fold::{FoldOptions, Mode, tokens};
 use whittle_engine::{
-    CascadeOptions, LayoutOptions, ParseOptions, RefTable, RenderOptions, SnapshotOptions, build_tree, cascade,
+    CascadeOptions, Concealment, LayoutOptions, ParseOptions, RefTable, RenderOptions, SnapshotOptions, build_tree, cascade,
     compute_layout, compute_semantics, fold, parse, render, snapshot,
 };
 
@@ -62,8 +62,9 @@ fn stage_times(page: &Page, runs: usize) -> (f64, f64, f64) {
         let t1 = Instant::now();
         let layout = compute_layout(&doc, &styles, &LayoutOptions::default());
         let t2 = Instant::now();
-        let sem = compute_semantics(&doc, &styles);
-        let tree = build_tree(&doc, &styles, &sem, &mut RefTable::new());
+        let hidden = Concealment::default();
+        let sem = compute_semantics(&doc, &styles, &hidden);
+        let tree = build_tree(&doc, &styles, &hidden, &sem, &mut RefTable::new());
         let t3 = Instant::now();
         let folded = fold(&doc, &tree, &layout, &FoldOptions::default(), &RenderOptions::default());
         let t4 = Instant::now();

@@ -32,7 +32,7 @@ use html5ever::local_name;
 use url::Url;
 
 use crate::dom::{ChosenFile, Document, Element, MutationError, NodeId};
-use crate::semantics::form::{
+use crate::dom::form::{
     control_value, form_owner, input_type, is_checked, is_disabled, labeled_control, option_label, option_value,
     parse_float, select_options, selected_options,
 };

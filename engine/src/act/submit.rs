@@ -12,7 +12,7 @@ use super::{
     on_page, opens_new_tab, radio_group, utf16_len,
 };
 use crate::dom::{Document, Element, NodeId};
-use crate::semantics::form::{
+use crate::dom::form::{
     control_value, form_owner, input_type, is_checked, is_disabled, option_value, parse_float, select_is_listbox,
     select_options, selected_options,
 };

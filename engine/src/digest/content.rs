@@ -24,6 +24,8 @@
 use html5ever::local_name;
 
 use crate::dom::{Document, Edge, Element, NodeData, NodeId};
+use crate::fold::FoldOptions;
+use crate::safety::conceal::Concealment;
 use crate::semantics::Semantics;
 use crate::semantics::role::Role;
 use crate::style::Styles;
@@ -146,15 +148,24 @@ impl Seg {
 }
 
 /// Finds the page's main content (see the module documentation).
-pub fn main_content(doc: &Document, styles: &Styles, sem: &Semantics) -> MainContent {
-    main_content_titled(doc, styles, sem, &super::meta::page_meta(doc).title)
+pub fn main_content(doc: &Document, styles: &Styles, conceal: &Concealment, sem: &Semantics) -> MainContent {
+    main_content_titled(doc, styles, conceal, sem, &super::meta::page_meta(doc).title)
+}
+
+/// `options` with the page's main content as [`FoldOptions::content`],
+/// when they read it ([`FoldOptions::wants_content`]).
+pub fn with_main_content(options: FoldOptions, doc: &Document, styles: &Styles, conceal: &Concealment, sem: &Semantics) -> FoldOptions {
+    if !options.wants_content() {
+        return options;
+    }
+    FoldOptions { content: main_content(doc, styles, conceal, sem).root, ..options }
 }
 
 /// [`main_content`] for a page whose title (`og:title`, else `<title>`) is
 /// known already.
-pub(crate) fn main_content_titled(doc: &Document, styles: &Styles, sem: &Semantics, title: &str) -> MainContent {
+pub(crate) fn main_content_titled(doc: &Document, styles: &Styles, conceal: &Concealment, sem: &Semantics, title: &str) -> MainContent {
     let Some(html) = doc.root_element() else { return MainContent::default() };
-    let mut walk = walk(doc, styles, sem, html);
+    let mut walk = walk(doc, styles, conceal, sem, html);
     mark_furniture(doc, &mut walk);
     mark_teasers(doc, &mut walk);
     let sums = Sums::of(doc, &walk);
@@ -182,8 +193,8 @@ pub(crate) fn main_content_titled(doc: &Document, styles: &Styles, sem: &Semanti
 /// links, captions and short lines stay: what a reader of a listing page
 /// (products, search results) wants, where [`main_content`] keeps an
 /// article's prose.
-pub fn main_region(doc: &Document, styles: &Styles, sem: &Semantics) -> MainContent {
-    let all = page_text(doc, styles, sem);
+pub fn main_region(doc: &Document, styles: &Styles, conceal: &Concealment, sem: &Semantics) -> MainContent {
+    let all = page_text(doc, styles, conceal, sem);
     let Some(html) = all.root else { return all };
     // One pass in tree order (parents first): whether each node is in a
     // `main` landmark, and whether it is in a frame landmark.
@@ -205,9 +216,9 @@ pub fn main_region(doc: &Document, styles: &Styles, sem: &Semantics) -> MainCont
 /// All the page's visible text as blocks, in reading order: what
 /// [`main_content`] chooses from, nothing left out (navigation, footers,
 /// captions too). `root` is the root element.
-pub fn page_text(doc: &Document, styles: &Styles, sem: &Semantics) -> MainContent {
+pub fn page_text(doc: &Document, styles: &Styles, conceal: &Concealment, sem: &Semantics) -> MainContent {
     let Some(html) = doc.root_element() else { return MainContent::default() };
-    let blocks = walk(doc, styles, sem, html)
+    let blocks = walk(doc, styles, conceal, sem, html)
         .segs
         .into_iter()
         .map(|s| s.into_block(doc))
@@ -236,7 +247,7 @@ struct Walk {
     named: Vec<NodeId>,
 }
 
-fn walk(doc: &Document, styles: &Styles, sem: &Semantics, html: NodeId) -> Walk {
+fn walk(doc: &Document, styles: &Styles, conceal: &Concealment, sem: &Semantics, html: NodeId) -> Walk {
     let n = doc.len();
     let mut w = Walk { segs: Vec::new(), order: vec![0; n], end: vec![0; n], elements: Vec::new(), named: Vec::new() };
     let mut cx = Segmenter::default();
@@ -271,7 +282,7 @@ fn walk(doc: &Document, styles: &Styles, sem: &Semantics, html: NodeId) -> Walk 
                         w.named.push(id);
                     }
                 }
-                NodeData::Text(t) if !styles.text_concealed(id) => cx.push(t, links > 0),
+                NodeData::Text(t) if !conceal.text_concealed(id) => cx.push(t, links > 0),
                 _ => {}
             },
             Edge::Close(id) => {

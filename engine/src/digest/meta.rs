@@ -5,7 +5,7 @@
 use html5ever::local_name;
 
 use crate::dom::{Document, NodeId};
-use crate::render::one_line;
+use crate::text::one_line;
 
 /// A byline or site name, in chars: longer ones are not bylines.
 const MAX_BYLINE_CHARS: usize = 80;

@@ -38,12 +38,13 @@ pub mod meta;
 
 use crate::dom::{Document, Edge, NodeData, NodeId};
 use crate::fold::tokens;
-use crate::render::compact_url;
+use crate::line::compact_url;
+use crate::safety::conceal::Concealment;
 use crate::semantics::Semantics;
 use crate::style::Styles;
 use crate::text::truncate_chars;
 
-pub use content::{Block, BlockKind, MainContent, main_content, main_region, page_text};
+pub use content::{Block, BlockKind, MainContent, main_content, main_region, page_text, with_main_content};
 pub use links::result_links;
 pub use meta::{PageMeta, page_meta};
 
@@ -101,10 +102,10 @@ pub struct Digest {
 }
 
 /// Digests a page (see the module documentation).
-pub fn digest(doc: &Document, styles: &Styles, sem: &Semantics, options: &DigestOptions) -> Digest {
+pub fn digest(doc: &Document, styles: &Styles, conceal: &Concealment, sem: &Semantics, options: &DigestOptions) -> Digest {
     let meta = meta::page_meta(doc);
-    let content = content::main_content_titled(doc, styles, sem, &meta.title);
-    let scan = scan(doc, styles);
+    let content = content::main_content_titled(doc, styles, conceal, sem, &meta.title);
+    let scan = scan(doc, styles, conceal);
     let title = truncate_chars(&meta.title, MAX_TITLE_CHARS);
     let needs_scripts = !options.scripts_ran && is_script_shell(&scan, &content);
 
@@ -263,16 +264,16 @@ pub enum ScriptNeed {
 ///
 /// The one walk of the page decides first; the main content is extracted
 /// only for the few pages that walk cannot clear.
-pub fn script_need(doc: &Document, styles: &Styles, sem: &Semantics) -> Option<ScriptNeed> {
+pub fn script_need(doc: &Document, styles: &Styles, conceal: &Concealment, sem: &Semantics) -> Option<ScriptNeed> {
     if styles.veil().is_some() {
         return Some(ScriptNeed::Veil);
     }
-    let scan = scan(doc, styles);
+    let scan = scan(doc, styles, conceal);
     if !may_be_shell(&scan) {
         return None;
     }
     let meta = meta::page_meta(doc);
-    let content = content::main_content_titled(doc, styles, sem, &meta.title);
+    let content = content::main_content_titled(doc, styles, conceal, sem, &meta.title);
     is_script_shell(&scan, &content).then_some(ScriptNeed::Shell)
 }
 
@@ -325,7 +326,7 @@ struct Scan {
     h1: Option<String>,
 }
 
-fn scan(doc: &Document, styles: &Styles) -> Scan {
+fn scan(doc: &Document, styles: &Styles, conceal: &Concealment) -> Scan {
     use html5ever::local_name as l;
     let mut s = Scan::default();
     // Open navigation, footer and aside elements: an `h1` inside them is
@@ -380,13 +381,13 @@ fn scan(doc: &Document, styles: &Styles) -> Scan {
                         l!("a") if el.has_attr("href") => s.links += 1,
                         l!("form") => s.forms += 1,
                         l!("h1") if frame == 0 && s.h1.is_none() => {
-                            let h = crate::render::one_line(&doc.text_content(id));
+                            let h = crate::text::one_line(&doc.text_content(id));
                             s.h1 = Some(h).filter(|h| !h.is_empty());
                         }
                         _ => {}
                     }
                 }
-                NodeData::Text(t) if styles.is_visible(doc.parent(id).unwrap_or(NodeId::DOCUMENT)) && !styles.text_concealed(id) => {
+                NodeData::Text(t) if styles.is_visible(doc.parent(id).unwrap_or(NodeId::DOCUMENT)) && !conceal.text_concealed(id) => {
                     s.text_chars += t.chars().filter(|c| !c.is_whitespace()).count();
                 }
                 _ => {}

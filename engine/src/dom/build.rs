@@ -13,7 +13,7 @@ use url::Url;
 
 use super::mutate::{link_last, valid_attribute_name, valid_element_name};
 use super::{Attr, Document, Element, NodeData, NodeId};
-use crate::parse::{MAX_ATTRIBUTES, MAX_DEPTH};
+use super::{MAX_ATTRIBUTES, MAX_DEPTH};
 
 /// Which markup language an element belongs to (its namespace).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -7,7 +7,7 @@
 //! attributes) apart from its *current* state. The attributes stay what the
 //! page wrote (CSS `[value=x]` and `:default` still match them); the current
 //! state lives here, in side tables keyed by [`NodeId`], and is read by
-//! [`semantics::form`](crate::semantics::form) first, falling back to the
+//! [`form`](super::form) first, falling back to the
 //! attributes for a control nobody touched. It changes only through the
 //! [`act`](crate::act) API; a form reset forgets what was changed.
 //!

@@ -13,6 +13,7 @@
 //! so a 100,000-deep page cannot overflow the stack.
 
 mod build;
+pub mod form;
 mod form_state;
 mod mutate;
 mod places;
@@ -31,6 +32,16 @@ pub use build::{DocumentBuilder, Markup};
 pub use mutate::MutationError;
 pub use places::{PlaceMap, Places};
 pub(crate) use sink::{ArenaSink, is_void};
+
+/// The deepest an element may sit in the tree (Chromium's
+/// `kMaximumHTMLParserDOMTreeDepth`): the sink enforces it on every
+/// insertion (`sink.rs`), the mutation API on every change (`mutate.rs`),
+/// and the parser's depth guard keeps html5ever's own stack short.
+pub const MAX_DEPTH: u32 = 512;
+
+/// The most attributes one element keeps (the parser cuts the rest from
+/// the text before html5ever sees them; `mutate.rs` refuses more).
+pub(crate) const MAX_ATTRIBUTES: usize = 1_000;
 
 /// The identity of a [`Document`]: unique within the process (every
 /// document, from every parse, gets the next number of a global counter
@@ -360,6 +371,19 @@ impl Document {
     #[inline]
     pub fn prev_sibling(&self, id: NodeId) -> Option<NodeId> {
         self.nodes[id.index()].prev_sibling
+    }
+
+    /// Whether no earlier sibling of `id` is an HTML element named `local`
+    /// (the scan stops at the first one found).
+    pub(crate) fn is_first_of_its_kind(&self, id: NodeId, local: &LocalName) -> bool {
+        let mut at = self.prev_sibling(id);
+        while let Some(s) = at {
+            if self.element(s).is_some_and(|e| e.is_html(local)) {
+                return false;
+            }
+            at = self.prev_sibling(s);
+        }
+        true
     }
 
     /// The children of a node, in order.

@@ -43,7 +43,7 @@ use html5ever::{LocalName, QualName, local_name, ns};
 
 use super::sink::depth_of;
 use super::{Attr, Document, Edge, Element, Node, NodeData, NodeId};
-use crate::parse::{MAX_ATTRIBUTES, MAX_DEPTH};
+use super::{MAX_ATTRIBUTES, MAX_DEPTH};
 
 /// Why a mutation was refused. The document is unchanged when one is
 /// returned.

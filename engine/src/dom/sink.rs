@@ -13,7 +13,7 @@ use html5ever::{Attribute, LocalName, Namespace, QualName};
 
 use super::mutate::{link_before, link_last, unlink};
 use super::{Attr, Document, Element, NodeData, NodeId};
-use crate::parse::MAX_DEPTH;
+use super::MAX_DEPTH;
 
 /// Parse errors beyond this many are counted, not kept.
 const KEPT_PARSE_ERRORS: usize = 8;

@@ -8,7 +8,7 @@
 //! ```
 //!
 //! The stage works on a *view*: the items a mode shows, each with its line
-//! (written by [`crate::render::item_line`]) and what it costs in o200k
+//! (written by [`crate::line::item_line`]) and what it costs in o200k
 //! tokens ([`tokens`]), counted once. It then folds, cheapest decisions
 //! first, until the estimate is under the budget less a margin:
 //!
@@ -39,8 +39,8 @@
 //! `budget: None` (`--no-fold`) turns folding and the budget off: every
 //! line of the mode is kept.
 
+mod notes;
 mod o200k;
-pub mod signature;
 pub mod tokens;
 
 use std::fmt::Write;
@@ -49,9 +49,10 @@ use smallvec::SmallVec;
 
 use crate::dom::{Document, NodeId};
 use crate::layout::{Layout, Placement};
-use crate::render::{self, LineStyle, MAX_INDENT, RenderOptions};
+use crate::line::{self, LineStyle, MAX_INDENT, RenderOptions};
 use crate::semantics::role::Role;
-use crate::tree::{AxTree, ItemId, Prefix, Segment};
+use crate::text::one_line;
+use crate::tree::{AxTree, ItemId, Prefix, Segment, signature};
 
 /// The default budget in o200k tokens. A page's first screen and its
 /// structure fit in far less; 3,000 leaves room for long forms, tables and
@@ -124,8 +125,9 @@ pub struct FoldOptions {
     pub expand: Option<u32>,
     /// In `read` mode, the main content's element
     /// ([`crate::digest::main_content`]'s root): the view is what lies
-    /// inside it. `None`: the `main` landmark, else the whole page. Set by
-    /// [`FoldOptions::with_content`].
+    /// inside it. `None`: the `main` landmark, else the whole page. The
+    /// fold does not look for it: its caller hands it in
+    /// ([`crate::digest::with_main_content`]).
     pub content: Option<NodeId>,
 }
 
@@ -136,14 +138,11 @@ impl Default for FoldOptions {
 }
 
 impl FoldOptions {
-    /// These options with [`FoldOptions::content`] found, when the mode is
-    /// `read` and no ref is expanded (the other modes do not need it, and
-    /// finding it walks the page).
-    pub fn with_content(self, doc: &Document, styles: &crate::style::Styles, sem: &crate::semantics::Semantics) -> FoldOptions {
-        if self.mode != Mode::Read || self.expand.is_some() || self.content.is_some() {
-            return self;
-        }
-        FoldOptions { content: crate::digest::main_content(doc, styles, sem).root, ..self }
+    /// Whether these options read [`FoldOptions::content`] and it is not
+    /// set yet: the mode is `read` and no ref is expanded (the other modes
+    /// do not need it, and finding it walks the page).
+    pub fn wants_content(&self) -> bool {
+        self.mode == Mode::Read && self.expand.is_none() && self.content.is_none()
     }
 
     /// No folding and no budget: every line of the mode.
@@ -202,7 +201,7 @@ pub type Refs = SmallVec<[u32; 2]>;
 pub struct Folded {
     /// The header line (shortened if it alone would eat the budget).
     pub header: String,
-    /// The page's notes ([`crate::safety::notes`]), after the header.
+    /// The page's notes (`notes.rs`), after the header.
     pub notes: Vec<String>,
     /// The lines, in reading order.
     pub lines: Vec<Line>,
@@ -602,7 +601,7 @@ pub fn fold_with(
 ) -> Folded {
     let budget = options.budget.map(|b| u64::from(b.max(MIN_BUDGET)));
     // The notes are always sent; the lines share what is left.
-    let notes = crate::safety::notes(tree);
+    let notes = notes::notes(tree);
     let notes_cost: u32 = notes.iter().map(|n| tokens::line_cost(0, n)).fold(0, u32::saturating_add);
     let with_notes = |mut f: Folded| {
         f.notes = notes.clone();
@@ -736,7 +735,7 @@ pub fn refold_values(
         if !shows(item) {
             continue;
         }
-        let text = render::item_line(tree, item, render_options, LineStyle::Full);
+        let text = line::item_line(tree, item, render_options, LineStyle::Full);
         let depth = line.depth.min(MAX_INDENT);
         cost += i64::from(tokens::line_cost(depth, &text)) - i64::from(tokens::line_cost(depth, &line.text));
         line.text = text;
@@ -782,7 +781,7 @@ fn fold_once(
     render_options: &RenderOptions,
     target: Option<u64>,
 ) -> Folded {
-    let mut header = render::header(doc, layout, render_options);
+    let mut header = line::header(doc, layout, render_options);
     if let Some(t) = target {
         header = fit_header(header, (t / 4) as u32);
     }
@@ -833,20 +832,20 @@ fn fold_once(
     let view = View::build(tree, &start, |it| {
         let item = &tree.items[it];
         match options.mode {
-            Mode::Full | Mode::Actions => Take::Line(render::item_line(tree, item, render_options, style)),
+            Mode::Full | Mode::Actions => Take::Line(line::item_line(tree, item, render_options, style)),
             Mode::Read => {
                 if let Some(w) = container_widget(tree, it) {
                     let w = &tree.widgets[w];
                     if read_drops(w.role) {
                         return Take::Drop;
                     }
-                    let name = render::one_line(&w.name);
+                    let name = one_line(&w.name);
                     if name.is_empty() || w.role == Role::Main {
                         return Take::Splice;
                     }
                     return Take::SpliceWithLine(crate::text::truncate_chars(&name, render_options.max_name_chars));
                 }
-                let text = render::item_line(tree, item, render_options, style);
+                let text = line::item_line(tree, item, render_options, style);
                 if text.is_empty() { Take::Splice } else { Take::Line(text) }
             }
         }

@@ -10,8 +10,7 @@
 //! and skips the contents of raw-text elements (`<script>`, `<style>`, …)
 //! so that code there is never mistaken for tags.
 
-/// The most attributes one tag keeps.
-pub(crate) const MAX_ATTRIBUTES: usize = 1_000;
+use crate::dom::MAX_ATTRIBUTES;
 
 const RAW_TEXT: [&[u8]; 9] =
     [b"script", b"style", b"textarea", b"title", b"xmp", b"iframe", b"noembed", b"noframes", b"noscript"];

@@ -14,12 +14,7 @@ use html5ever::tokenizer::{Tag, TagKind, Token, TokenSink, TokenSinkResult};
 use html5ever::tree_builder::TreeBuilder;
 use html5ever::{LocalName, local_name};
 
-use crate::dom::{ArenaSink, NodeId, is_void};
-
-/// The deepest an element may sit in the tree (Chromium's
-/// `kMaximumHTMLParserDOMTreeDepth`). The sink enforces it on every
-/// insertion (`dom::sink`); this guard keeps html5ever's own stack short.
-pub const MAX_DEPTH: u32 = 512;
+use crate::dom::{ArenaSink, MAX_DEPTH, NodeId, is_void};
 
 /// Sits between the tokenizer and the tree builder.
 pub(crate) struct DepthGuard {

@@ -10,8 +10,7 @@ mod attrs;
 pub mod charset;
 mod depth;
 
-pub use depth::MAX_DEPTH;
-pub(crate) use attrs::MAX_ATTRIBUTES;
+pub use crate::dom::MAX_DEPTH;
 
 use std::cell::Cell;
 
@@ -100,7 +99,7 @@ fn parse_str_inner(
         Some((capped_text, tags)) => {
             doc.diagnostics.push(Diagnostic::new(
                 Stage::Parse,
-                format!("{tags} tags had more than {} attributes; the rest were dropped", attrs::MAX_ATTRIBUTES),
+                format!("{tags} tags had more than {} attributes; the rest were dropped", crate::dom::MAX_ATTRIBUTES),
             ));
             capped_text.as_str()
         }

@@ -8,7 +8,9 @@
 
 use serde::Serialize;
 
-use super::{Observation, role_word};
+use super::Observation;
+use crate::line::role_word;
+use crate::text::fnv1a;
 use crate::layout::Layout;
 use crate::tree::AxTree;
 
@@ -161,16 +163,6 @@ pub struct ElementEntry {
     /// The kind of secret, for sensitive fields.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sensitive: Option<crate::semantics::Sensitive>,
-}
-
-/// 64-bit FNV-1a: a stable, dependency-free content hash for ids.
-pub fn fnv1a(data: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in data {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    h
 }
 
 impl Envelope {

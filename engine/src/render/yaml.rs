@@ -26,7 +26,8 @@
 use std::borrow::Cow;
 use std::fmt::Write;
 
-use super::{MAX_INDENT, RenderOptions, one_line};
+use crate::line::{MAX_INDENT, RenderOptions};
+use crate::text::one_line;
 use crate::fold::{Folded, LineKind};
 use crate::semantics::role::Role;
 use crate::tree::{AxTree, Item, Prefix, Segment, Widget};
@@ -167,7 +168,7 @@ fn aria_word(role: Role) -> &'static str {
 /// `"name"`, cut to `max` chars, `"` and `\` escaped.
 fn quoted(s: &str, max: usize) -> String {
     let mut out = String::new();
-    super::quote(&mut out, s, max);
+    crate::line::quote(&mut out, s, max);
     out
 }
 

@@ -72,6 +72,19 @@ impl Concealment {
     pub(crate) fn flags(&self, id: NodeId) -> u8 {
         self.flags.get(id.index()).copied().unwrap_or(0)
     }
+
+    /// Whether a text node's text is concealed: it is never sent.
+    #[inline]
+    pub fn text_concealed(&self, id: NodeId) -> bool {
+        self.flags(id) & (HARD | INSTRUCTIONS) != 0
+    }
+
+    /// Whether a node is in a hidden region that reads like instructions
+    /// to an AI agent: nothing of it is sent.
+    #[inline]
+    pub fn withheld(&self, id: NodeId) -> bool {
+        self.flags(id) & INSTRUCTIONS != 0
+    }
 }
 
 /// The background behind an element: a colour, or unknown (an image, a
@@ -95,8 +108,16 @@ struct State {
     behind: Behind,
 }
 
-/// Finds what a person cannot see. `layout` must be of the same document
-/// and styles.
+/// [`conceal`] without boxes (a digest, the command line's extract): what
+/// only layout reveals (zero-size, off the page) is found from the
+/// declarations alone (`height: 0`, `left: -9999px`).
+pub fn conceal_declared(doc: &Document, styles: &Styles) -> Concealment {
+    conceal(doc, styles, &Layout::unknown(styles.viewport()))
+}
+
+/// The stage between layout and semantics: finds what a person cannot see
+/// although it has a box. `layout` must be of the same document and
+/// styles.
 pub fn conceal(doc: &Document, styles: &Styles, layout: &Layout) -> Concealment {
     let n = doc.len();
     let mut flags = vec![0u8; n];

@@ -7,10 +7,10 @@
 //! ([`Semantics::is_inert`]); names, values and states are computed on
 //! demand per element ([`Semantics::ax_node`]), since most elements never
 //! need one. Files: `role.rs` (HTML-AAM + WAI-ARIA roles),
-//! `name.rs` (accname 1.2), `state.rs`, `sensitive.rs`, `form.rs` (HTML form
-//! controls).
+//! `name.rs` (accname 1.2), `state.rs`, `sensitive.rs`; the facts of form
+//! controls come from [`dom::form`](crate::dom::form), which the cascade
+//! reads too.
 
-pub mod form;
 pub(crate) mod name;
 pub mod role;
 pub mod sensitive;
@@ -20,7 +20,9 @@ use std::collections::{HashMap, HashSet};
 
 use html5ever::local_name;
 
+use crate::dom::form;
 use crate::dom::{Document, Element, NodeId};
+use crate::safety::conceal::Concealment;
 use crate::style::Styles;
 use crate::text::{split_html_space, trim_html};
 pub use name::range_value;
@@ -32,6 +34,9 @@ pub use state::States;
 const ARIA_HIDDEN: u8 = 1;
 const ARIA_DISABLED: u8 = 2;
 const INERT: u8 = 4;
+/// In a hidden region that reads like instructions to an AI agent
+/// (from [`Concealment::withheld`]).
+const WITHHELD: u8 = 8;
 
 /// Roles and inherited ARIA flags for every node, and each control's labels.
 #[derive(Debug)]
@@ -76,11 +81,14 @@ pub struct AxNode {
 /// use whittle_engine::{parse, cascade, compute_semantics};
 /// let doc = parse(b"<nav aria-label=Primary><a href=/>Home</a></nav>", &Default::default());
 /// let styles = cascade(&doc, &Default::default());
-/// let sem = compute_semantics(&doc, &styles);
+/// let sem = compute_semantics(&doc, &styles, &Default::default());
 /// let link = doc.descendants(doc.body().unwrap()).find(|&n| sem.role(n).as_str() == "link").unwrap();
 /// assert_eq!(sem.ax_node(&doc, &styles, link).name, "Home");
 /// ```
-pub fn compute_semantics(doc: &Document, styles: &Styles) -> Semantics {
+///
+/// `conceal` is what the conceal stage found ([`crate::safety::conceal`]):
+/// what it withholds is hidden here as `aria-hidden` is.
+pub fn compute_semantics(doc: &Document, styles: &Styles, conceal: &Concealment) -> Semantics {
     let (owns, owned_by) = aria_owns(doc, styles);
     let mut roles = vec![Role::None; doc.len()];
     let mut flags = vec![0u8; doc.len()];
@@ -119,6 +127,11 @@ pub fn compute_semantics(doc: &Document, styles: &Styles) -> Semantics {
         }
     }
     mark_inert(doc, &mut flags);
+    for (i, f) in flags.iter_mut().enumerate() {
+        if conceal.withheld(NodeId::from_index(i)) {
+            *f |= WITHHELD;
+        }
+    }
     Semantics { roles, flags, labels, owns, owned_by, selected }
 }
 
@@ -330,9 +343,9 @@ impl Semantics {
     }
 
     /// Whether the node is hidden from a person or from assistive
-    /// technology (`aria-hidden`, `inert`).
+    /// technology (`aria-hidden`, `inert`), or withheld from the model.
     pub fn is_hidden(&self, styles: &Styles, id: NodeId) -> bool {
-        styles.hidden(id).is_some() || self.is_ax_hidden(id) || styles.withheld(id)
+        styles.hidden(id).is_some() || self.flags[id.index()] & (ARIA_HIDDEN | INERT | WITHHELD) != 0
     }
 
     /// A node's children in the accessibility tree: its DOM children
@@ -519,7 +532,7 @@ mod tests {
     fn describe(html: &str) -> Vec<(String, String, String, Vec<&'static str>)> {
         let doc = parse(html.as_bytes(), &Default::default());
         let styles = cascade(&doc, &CascadeOptions::default());
-        let sem = compute_semantics(&doc, &styles);
+        let sem = compute_semantics(&doc, &styles, &Default::default());
         doc.descendants(NodeId::DOCUMENT)
             .filter_map(|id| {
                 let e = doc.element(id)?;
@@ -577,7 +590,7 @@ mod tests {
         assert_eq!(get("c").3, vec!["checked"], "native checked wins over aria-checked");
         let doc = parse(html.as_bytes(), &Default::default());
         let styles = cascade(&doc, &CascadeOptions::default());
-        let sem = compute_semantics(&doc, &styles);
+        let sem = compute_semantics(&doc, &styles, &Default::default());
         let b = doc.element_by_id("b").unwrap_or(NodeId::DOCUMENT);
         assert_eq!(sem.ax_node(&doc, &styles, b).description, "Charged today");
     }
@@ -592,7 +605,7 @@ mod tests {
             <span id=empty inert="">x</span><span id=any inert=false>x</span>"#;
         let doc = parse(html.as_bytes(), &Default::default());
         let styles = cascade(&doc, &CascadeOptions::default());
-        let sem = compute_semantics(&doc, &styles);
+        let sem = compute_semantics(&doc, &styles, &Default::default());
         let node = |id: &str| doc.element_by_id(id).unwrap_or(NodeId::DOCUMENT);
         for id in ["region", "p", "pay", "svg", "c", "owner", "empty", "any"] {
             assert!(sem.is_inert(node(id)), "{id} is inert");
@@ -616,7 +629,7 @@ mod tests {
         let html = "<body inert><a id=a href=/>Home</a></body>";
         let doc = parse(html.as_bytes(), &Default::default());
         let styles = cascade(&doc, &CascadeOptions::default());
-        let sem = compute_semantics(&doc, &styles);
+        let sem = compute_semantics(&doc, &styles, &Default::default());
         assert!(sem.is_inert(doc.element_by_id("a").unwrap_or(NodeId::DOCUMENT)));
     }
 
@@ -639,7 +652,7 @@ mod tests {
         let html = format!("{}x{}", "<span role=button>".repeat(50_000), "</span>".repeat(50_000));
         let doc = parse(html.as_bytes(), &Default::default());
         let styles = cascade(&doc, &CascadeOptions::default());
-        let sem = compute_semantics(&doc, &styles);
+        let sem = compute_semantics(&doc, &styles, &Default::default());
         let first = doc.descendants(NodeId::DOCUMENT).find(|&n| sem.role(n) == Role::Button);
         let name = first.map(|n| sem.ax_node(&doc, &styles, n).name).unwrap_or_default();
         assert!(name.len() <= 4_000);

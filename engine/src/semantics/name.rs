@@ -12,7 +12,7 @@ use std::collections::HashSet;
 use html5ever::{local_name, ns};
 
 use super::Semantics;
-use super::form::{control_value, input_type, option_label, selected_options};
+use crate::dom::form::{control_value, input_type, option_label, selected_options};
 use super::role::{Role, svg_title};
 use crate::dom::{Document, Element, NodeData, NodeId};
 use crate::style::values::{Content, ContentItem, Display};

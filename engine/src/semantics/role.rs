@@ -6,7 +6,7 @@
 
 use html5ever::{local_name, ns};
 
-use super::form::{input_type, select_is_listbox};
+use crate::dom::form::{input_type, select_is_listbox};
 use crate::dom::{Document, Element, NodeId};
 
 macro_rules! roles {
@@ -431,9 +431,9 @@ pub(crate) fn is_focusable(doc: &Document, id: NodeId, e: &Element) -> bool {
     match *e.local_name() {
         local_name!("a") | local_name!("area") => e.has_attr("href"),
         local_name!("button") | local_name!("select") | local_name!("textarea") => {
-            !super::form::is_disabled(doc, id)
+            !crate::dom::form::is_disabled(doc, id)
         }
-        local_name!("input") => input_type(e) != "hidden" && !super::form::is_disabled(doc, id),
+        local_name!("input") => input_type(e) != "hidden" && !crate::dom::form::is_disabled(doc, id),
         local_name!("summary") => true,
         local_name!("iframe") => true,
         _ => false,
@@ -726,20 +726,7 @@ fn summary_role(doc: &Document, id: NodeId) -> Role {
     }
     // The first summary child: no summary before it. The backward scan
     // stops at the previous summary, so each sibling is scanned once.
-    if is_first_of_its_kind(doc, id, &local_name!("summary")) { Role::Button } else { Role::Generic }
-}
-
-/// Whether no earlier sibling is an HTML element named `local` (the scan
-/// stops at the first one found).
-pub(crate) fn is_first_of_its_kind(doc: &Document, id: NodeId, local: &html5ever::LocalName) -> bool {
-    let mut at = doc.prev_sibling(id);
-    while let Some(s) = at {
-        if doc.element(s).is_some_and(|e| e.is_html(local)) {
-            return false;
-        }
-        at = doc.prev_sibling(s);
-    }
-    true
+    if doc.is_first_of_its_kind(id, &local_name!("summary")) { Role::Button } else { Role::Generic }
 }
 
 /// `<th>`: a column header unless its scope or position says row header.

@@ -4,7 +4,7 @@
 
 use html5ever::local_name;
 
-use super::form::input_type;
+use crate::dom::form::input_type;
 use crate::dom::Element;
 
 /// The kind of secret a field holds.

@@ -5,7 +5,7 @@
 use html5ever::local_name;
 
 use super::Semantics;
-use super::form::{input_type, is_checked, is_disabled};
+use crate::dom::form::{input_type, is_checked, is_disabled};
 use super::role::Role;
 use crate::dom::{Document, Element, NodeId};
 

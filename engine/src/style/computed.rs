@@ -85,7 +85,6 @@ impl Styles {
         Styles {
             styles,
             flags,
-            concealment: Default::default(),
             before,
             after,
             boxes: vec![None; n],

@@ -250,9 +250,6 @@ const INVISIBLE: u8 = 4;
 pub struct Styles {
     styles: Vec<ComputedStyle>,
     flags: Vec<u8>,
-    /// What a person cannot see although it has a box (set after layout
-    /// by [`Styles::conceal`]).
-    concealment: crate::safety::conceal::Concealment,
     before: HashMap<NodeId, PseudoStyle>,
     after: HashMap<NodeId, PseudoStyle>,
     /// Box declarations of the elements that have any.
@@ -279,41 +276,6 @@ impl Styles {
     #[inline]
     pub fn get(&self, id: NodeId) -> &ComputedStyle {
         &self.styles[id.index()]
-    }
-
-    /// Finds what a person cannot see although it has a box (text in the
-    /// background's colour, clipped away, off the page …; see
-    /// [`crate::safety::conceal`]). Run after layout, before the tree.
-    pub fn conceal(&mut self, doc: &Document, layout: &crate::layout::Layout) {
-        self.concealment = crate::safety::conceal::conceal(doc, self, layout);
-    }
-
-    /// Whether a text node's text is concealed (see [`Styles::conceal`]):
-    /// it is never sent.
-    #[inline]
-    pub fn text_concealed(&self, id: NodeId) -> bool {
-        use crate::safety::conceal::{HARD, INSTRUCTIONS};
-        self.concealment.flags(id) & (HARD | INSTRUCTIONS) != 0
-    }
-
-    /// Whether an element is in a hidden region that reads like
-    /// instructions to an AI agent: nothing of it is sent.
-    #[inline]
-    pub fn withheld(&self, id: NodeId) -> bool {
-        self.concealment.flags(id) & crate::safety::conceal::INSTRUCTIONS != 0
-    }
-
-    /// [`Styles::conceal`] without boxes (a digest, the CLI's extract):
-    /// what only layout reveals (zero-size, off the page) is found from the
-    /// declarations alone (`height: 0`, `left: -9999px`).
-    pub fn conceal_declared(&mut self, doc: &Document) {
-        let layout = crate::layout::Layout::unknown(self.viewport);
-        self.conceal(doc, &layout);
-    }
-
-    /// What [`Styles::conceal`] found.
-    pub fn concealment(&self) -> &crate::safety::conceal::Concealment {
-        &self.concealment
     }
 
     /// Why the node is hidden, if it is.
@@ -639,7 +601,6 @@ fn run_cascade(doc: &Document, options: &CascadeOptions, read: &Arc<ReadRules>, 
     let mut out = Styles {
         styles: vec![ComputedStyle::default(); doc.len()],
         flags: vec![NONE; doc.len()],
-        concealment: Default::default(),
         before: HashMap::new(),
         after: HashMap::new(),
         boxes: vec![None; doc.len()],

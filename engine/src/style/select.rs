@@ -405,7 +405,7 @@ impl MatchState {
         let selected = self.selected.get_or_init(|| {
             doc.descendants(NodeId::DOCUMENT)
                 .filter(|&n| doc.element(n).is_some_and(|e| e.is_html(&local_name!("select"))))
-                .flat_map(|n| crate::semantics::form::selected_options(doc, n))
+                .flat_map(|n| crate::dom::form::selected_options(doc, n))
                 .collect()
         });
         selected.contains(&option)
@@ -501,7 +501,7 @@ impl<'a> ElementRef<'a> {
     /// Form controls that can be disabled (HTML §4.10.18.5 plus `fieldset`,
     /// `optgroup`, `option`).
     fn is_disabled(&self) -> bool {
-        crate::semantics::form::is_disabled(self.doc, self.id)
+        crate::dom::form::is_disabled(self.doc, self.id)
     }
 
     fn is_form_control(&self) -> bool {
@@ -526,7 +526,7 @@ impl<'a> ElementRef<'a> {
         }
         e.is_html(&local_name!("input"))
             && matches!(
-                crate::semantics::form::input_type(e),
+                crate::dom::form::input_type(e),
                 "text" | "search" | "url" | "tel" | "email" | "password" | "number" | "date"
                     | "month" | "week" | "time" | "datetime-local"
             )
@@ -535,7 +535,7 @@ impl<'a> ElementRef<'a> {
     fn is_checked(&self) -> bool {
         let e = self.element();
         if e.is_html(&local_name!("input")) {
-            crate::semantics::form::is_checked(self.doc, self.id)
+            crate::dom::form::is_checked(self.doc, self.id)
         } else if e.is_html(&local_name!("option")) {
             self.state.option_selected(self.doc, self.id)
         } else {
@@ -647,7 +647,7 @@ impl selectors::Element for ElementRef<'_> {
             PseudoClass::Indeterminate => {
                 let e = self.element();
                 (e.is_html(&local_name!("input"))
-                    && crate::semantics::form::input_type(e) == "checkbox"
+                    && crate::dom::form::input_type(e) == "checkbox"
                     && e.has_attr("indeterminate"))
                     || (e.is_html(&local_name!("progress")) && !e.has_attr("value"))
             }
@@ -670,13 +670,13 @@ impl selectors::Element for ElementRef<'_> {
             PseudoClass::PlaceholderShown => {
                 self.is_text_field()
                     && self.element().has_attr("placeholder")
-                    && crate::semantics::form::control_value(self.doc, self.id).is_empty()
+                    && crate::dom::form::control_value(self.doc, self.id).is_empty()
             }
             PseudoClass::Default => {
                 let e = self.element();
                 (e.is_html(&local_name!("option")) && e.has_attr("selected"))
                     || (e.is_html(&local_name!("input"))
-                        && matches!(crate::semantics::form::input_type(e), "checkbox" | "radio")
+                        && matches!(crate::dom::form::input_type(e), "checkbox" | "radio")
                         && e.has_attr("checked"))
             }
             PseudoClass::Defined => true,

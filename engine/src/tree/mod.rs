@@ -21,13 +21,15 @@
 //! acted on or expanded. The walk is iterative.
 
 pub mod refs;
+pub mod signature;
 
 use std::collections::HashSet;
 
 use html5ever::local_name;
 
 use crate::dom::{Document, Edge, Element, NodeData, NodeId};
-use crate::safety::{conceal, injection};
+use crate::safety::conceal::{self, Concealment};
+use crate::safety::injection;
 use crate::semantics::{AxNode, NameComputer, Semantics, Sensitive, States, role::Role};
 use crate::style::values::Display;
 use crate::style::{Hidden, Styles};
@@ -203,10 +205,11 @@ impl AxTree {
 
 /// Builds the semantic tree and assigns refs from `refs`: an element that
 /// had a ref in an earlier build of the same document keeps it.
-pub fn build_tree(doc: &Document, styles: &Styles, sem: &Semantics, refs: &mut RefTable) -> AxTree {
+pub fn build_tree(doc: &Document, styles: &Styles, conceal: &Concealment, sem: &Semantics, refs: &mut RefTable) -> AxTree {
     let mut b = Builder {
         doc,
         styles,
+        conceal,
         sem,
         namer: sem.namer(doc, styles),
         tree: AxTree::default(),
@@ -214,9 +217,8 @@ pub fn build_tree(doc: &Document, styles: &Styles, sem: &Semantics, refs: &mut R
         consumed: consumed_labels(doc, styles, sem),
         suppress_text: 0,
     };
-    let concealment = styles.concealment();
-    b.tree.counters.removed_instructions = concealment.removed_instructions;
-    b.tree.counters.bot_challenge = concealment.challenge;
+    b.tree.counters.removed_instructions = conceal.removed_instructions;
+    b.tree.counters.bot_challenge = conceal.challenge;
     b.run();
     let mut tree = b.tree;
     prune_empty(&mut tree);
@@ -234,7 +236,7 @@ fn consumed_labels(doc: &Document, styles: &Styles, sem: &Semantics) -> HashSet<
         if !e.is_html(&local_name!("label")) {
             continue;
         }
-        let Some(control) = crate::semantics::form::labeled_control(doc, id) else { continue };
+        let Some(control) = crate::dom::form::labeled_control(doc, id) else { continue };
         let Some(ce) = doc.element(control) else { continue };
         let named_otherwise = ce.attr("aria-label").is_some_and(|l| !l.trim().is_empty()) || ce.has_attr("aria-labelledby");
         if !named_otherwise && !sem.is_hidden(styles, control) && sem.role(control) != Role::None {
@@ -276,6 +278,7 @@ struct Frame {
 struct Builder<'a> {
     doc: &'a Document,
     styles: &'a Styles,
+    conceal: &'a Concealment,
     sem: &'a Semantics,
     namer: NameComputer<'a>,
     tree: AxTree,
@@ -393,7 +396,7 @@ impl Builder<'_> {
             return;
         }
         // Text a person cannot see (see `safety::conceal`).
-        if self.styles.text_concealed(id) {
+        if self.conceal.text_concealed(id) {
             if !text.trim().is_empty() {
                 self.tree.counters.omitted_not_visible += 1;
             }
@@ -547,7 +550,7 @@ impl Builder<'_> {
     fn open(&mut self, id: NodeId, e: &Element) -> (Frame, bool) {
         let mut frame = Frame::default();
         // A hidden region that reads like instructions: nothing of it.
-        if self.styles.withheld(id) {
+        if self.conceal.withheld(id) {
             if has_content(self.doc, id) {
                 self.tree.counters.omitted_not_visible += 1;
             }
@@ -942,7 +945,7 @@ fn foldable_containers_get_refs(doc: &Document, tree: &mut AxTree) {
             continue;
         }
         let side = matches!(role, Role::Navigation | Role::Complementary | Role::ContentInfo);
-        if (side && lines[i] > SIDE_LANDMARK_LINES) || crate::fold::signature::has_foldable_run(doc, tree, item) {
+        if (side && lines[i] > SIDE_LANDMARK_LINES) || signature::has_foldable_run(doc, tree, item) {
             wanted.push(*w);
         }
     }

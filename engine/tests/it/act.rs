@@ -119,7 +119,7 @@ fn sensitive_values_never_reach_the_observation() {
     }
     // The form still sends what was typed: the server needs it.
     let pay = page.id("pw");
-    let form = whittle_engine::semantics::form::form_owner(page.doc(), pay).expect("a form");
+    let form = whittle_engine::dom::form::form_owner(page.doc(), pay).expect("a form");
     let sent = submit(page.doc(), form, None).expect("submitted");
     assert!(sent.urlencoded_body().contains("password=typed-hunter3"));
     // And a refusal never echoes a value.
@@ -273,7 +273,7 @@ fn reset_shows_the_defaults_again() {
     let changed = page.refresh();
     assert!(changed.contains("= \"desks\"") && changed.contains("= \"Rating\""), "{changed}");
     assert!(!changed.contains("In stock\" checked"), "{changed}");
-    let form = whittle_engine::semantics::form::form_owner(page.doc(), r).expect("a form");
+    let form = whittle_engine::dom::form::form_owner(page.doc(), r).expect("a form");
     assert_eq!(click(page.doc(), r), Ok(Click::Reset(form)));
     assert_eq!(page.refresh(), before);
 }
@@ -430,7 +430,7 @@ fn no_operation_panics_on_any_node_of_the_fixtures() {
             // (form_owner, like the rest of the pipeline, takes this
             // document's nodes only.)
             if node.index() < doc.len()
-                && let Some(form) = whittle_engine::semantics::form::form_owner(&doc, node)
+                && let Some(form) = whittle_engine::dom::form::form_owner(&doc, node)
                 && let Ok(s) = submit(&doc, form, Some(node))
             {
                 let _ = (s.request_url(), s.urlencoded_body(), s.text_plain_body(), s.multipart_body("b", &|_, _| Vec::new()));

@@ -4,7 +4,7 @@
 //! hand-written pages.
 
 use whittle_corpus::score::{PageScore, score_page, summarize};
-use whittle_engine::{CascadeOptions, ParseOptions, cascade, compute_semantics, main_content, parse};
+use whittle_engine::{CascadeOptions, Concealment, ParseOptions, cascade, compute_semantics, main_content, parse};
 
 /// The figures may not fall below these (measured: article benchmark F1
 /// 0.9621, P 0.9534, R 0.9710; Readability's pages F1 0.9245, P 0.9506,
@@ -25,8 +25,9 @@ fn main_text(bytes: &[u8], url: &str) -> String {
     let options = ParseOptions { url: url::Url::parse(url).ok(), ..ParseOptions::default() };
     let doc = parse(bytes, &options);
     let styles = cascade(&doc, &CascadeOptions::default());
-    let sem = compute_semantics(&doc, &styles);
-    main_content(&doc, &styles, &sem).text()
+    let hidden = Concealment::default();
+    let sem = compute_semantics(&doc, &styles, &hidden);
+    main_content(&doc, &styles, &hidden, &sem).text()
 }
 
 #[test]
@@ -135,8 +136,9 @@ fn digest_of(html: &str, budget: u32) -> whittle_engine::Digest {
     let options = ParseOptions { url: url::Url::parse("https://news.example/story?id=12345678901234567890").ok(), ..ParseOptions::default() };
     let doc = parse(html.as_bytes(), &options);
     let styles = cascade(&doc, &CascadeOptions::default());
-    let sem = compute_semantics(&doc, &styles);
-    whittle_engine::digest(&doc, &styles, &sem, &whittle_engine::DigestOptions { index: 3, budget, scripts_ran: false })
+    let hidden = Concealment::default();
+    let sem = compute_semantics(&doc, &styles, &hidden);
+    whittle_engine::digest(&doc, &styles, &hidden, &sem, &whittle_engine::DigestOptions { index: 3, budget, scripts_ran: false })
 }
 
 #[test]
@@ -193,7 +195,8 @@ fn result_links_skip_the_frame_and_repeats() {
     let options = ParseOptions { url: url::Url::parse("https://search.example/?q=x").ok(), ..ParseOptions::default() };
     let doc = parse(html.as_bytes(), &options);
     let styles = cascade(&doc, &CascadeOptions::default());
-    let sem = compute_semantics(&doc, &styles);
+    let hidden = Concealment::default();
+    let sem = compute_semantics(&doc, &styles, &hidden);
     let links: Vec<String> = whittle_engine::result_links(&doc, &styles, &sem, 10).into_iter().map(String::from).collect();
     assert_eq!(links, ["https://search.example/one", "https://other.example/three"]);
     assert_eq!(whittle_engine::result_links(&doc, &styles, &sem, 1).len(), 1);

@@ -48,7 +48,7 @@ fn run(
     links: bool,
     budget: u32,
 ) -> Result<Extracted, ExtractError> {
-    extract(&s.document, &s.styles, &s.semantics, &s.tree, kind, scope, offset, links, budget)
+    extract(&s.document, &s.styles, &s.concealment, &s.semantics, &s.tree, kind, scope, offset, links, budget)
 }
 
 fn text(s: &Snapshot, kind: ExtractKind, links: bool) -> String {

@@ -34,7 +34,7 @@ pub(crate) fn snap_short(html: &str) -> Snapshot {
 }
 
 fn run(s: &Snapshot, query: &str, limit: usize) -> Found {
-    match find(&s.document, &s.styles, &s.semantics, &s.tree, query, limit) {
+    match find(&s.document, &s.styles, &s.concealment, &s.semantics, &s.tree, query, limit) {
         Ok(f) => f,
         Err(e) => panic!("{query}: {e}"),
     }
@@ -173,13 +173,13 @@ fn css_lists_attributes_and_refs() {
 #[test]
 fn css_that_does_not_parse_is_an_error_naming_it() {
     let s = snap(CHECKOUT);
-    let err = find(&s.document, &s.styles, &s.semantics, &s.tree, "css:a[", 20).err();
+    let err = find(&s.document, &s.styles, &s.concealment, &s.semantics, &s.tree, "css:a[", 20).err();
     match err {
         Some(FindError::Selector(e)) => assert!(e.to_string().contains("\"a[\""), "{e}"),
         other => panic!("{other:?}"),
     }
-    assert_eq!(find(&s.document, &s.styles, &s.semantics, &s.tree, "  ", 20).err(), Some(FindError::Empty));
-    assert_eq!(find(&s.document, &s.styles, &s.semantics, &s.tree, "role:", 20).err(), Some(FindError::NoRole));
+    assert_eq!(find(&s.document, &s.styles, &s.concealment, &s.semantics, &s.tree, "  ", 20).err(), Some(FindError::Empty));
+    assert_eq!(find(&s.document, &s.styles, &s.concealment, &s.semantics, &s.tree, "role:", 20).err(), Some(FindError::NoRole));
 }
 
 /// A list of `n` products: a link, a price and a button each.

@@ -432,7 +432,7 @@ fn refolding_typed_values_equals_folding_again() {
                 continue;
             };
             let mut refs = RefTable::new();
-            let tree = build_tree(&snap.document, &snap.styles, &snap.semantics, &mut refs);
+            let tree = build_tree(&snap.document, &snap.styles, &snap.concealment, &snap.semantics, &mut refs);
             let again = fold_with(&snap.document, &tree, &snap.layout, &|n| snap.layout.placement(n), &options, &RenderOptions::default());
             let text = |f: &whittle_engine::Folded| f.lines.iter().map(|l| format!("{}{}\n", " ".repeat(l.depth), l.text)).collect::<String>();
             assert_eq!(text(&refolded), text(&again), "{name} at budget {b}");

@@ -26,6 +26,7 @@ mod layout;
 mod limits;
 mod refs;
 mod sanity;
+mod stages;
 mod scripts;
 mod wpt;
 

@@ -12,7 +12,7 @@ use crate::snap;
 /// What the static path says a page needs, and its observation's lines.
 fn need(html: &str) -> (Option<ScriptNeed>, Vec<String>) {
     let s = snap(html.as_bytes(), Some("https://news.example/story"));
-    (script_need(&s.document, &s.styles, &s.semantics), s.observation.lines)
+    (script_need(&s.document, &s.styles, &s.concealment, &s.semantics), s.observation.lines)
 }
 
 const ARTICLE: &str = "<main><h1>Rain returns</h1><p>The first heavy rain of the year fell over the valley on Tuesday night, filling the reservoirs by a third.</p></main>";
@@ -105,7 +105,7 @@ const SCRIPTED: &[(&str, Option<ScriptNeed>)] = &[
 fn shown_and_written(bytes: &[u8]) -> (usize, usize, Option<ScriptNeed>) {
     use whittle_engine::{Edge, NodeId};
     let s = snap(bytes, Some("https://corpus.whittle.test/page"));
-    let need = script_need(&s.document, &s.styles, &s.semantics);
+    let need = script_need(&s.document, &s.styles, &s.concealment, &s.semantics);
     let shown: usize = s.observation.lines.iter().map(|l| l.trim().chars().count()).sum();
     let doc = &s.document;
     let mut written = 0;

@@ -412,8 +412,9 @@ impl AutoPage {
         let complete = super::static_http::blocking(|| {
             let doc = whittle_engine::parse(&bytes, &options);
             let styles = whittle_engine::cascade(&doc, &cascade);
-            let semantics = whittle_engine::compute_semantics(&doc, &styles);
-            whittle_engine::script_need(&doc, &styles, &semantics).is_none()
+            let hidden = whittle_engine::Concealment::default();
+            let semantics = whittle_engine::compute_semantics(&doc, &styles, &hidden);
+            whittle_engine::script_need(&doc, &styles, &hidden, &semantics).is_none()
         });
         if complete {
             self.session.sites.clear(url);
@@ -587,7 +588,7 @@ impl Page for AutoPage {
             let mut need = None;
             if self.checked != Some(id) {
                 self.checked = Some(id);
-                need = whittle_engine::script_need(&a.document, &a.styles, &a.semantics);
+                need = whittle_engine::script_need(&a.document, &a.styles, &a.concealment, &a.semantics);
             }
             if let Some(need) = need {
                 if self.chromium.is_some() {

@@ -53,7 +53,7 @@ use futures::StreamExt;
 use url::Url;
 use whittle_engine::{
     Capture, CapturedKind, CapturedNode, DocumentId, NodeId, Places, Rect, RefTable, Viewport,
-    build_tree, compute_semantics, from_capture,
+    build_tree, compute_semantics, conceal, from_capture,
 };
 
 use super::activity::{Activity, Outcome};
@@ -1105,15 +1105,15 @@ impl CdpPage {
                     ));
                 }
             }
-            let mut captured = captured;
-            captured.styles.conceal(&captured.document, &captured.layout);
-            let semantics = compute_semantics(&captured.document, &captured.styles);
-            let tree = build_tree(&captured.document, &captured.styles, &semantics, refs);
+            let concealment = conceal(&captured.document, &captured.styles, &captured.layout);
+            let semantics = compute_semantics(&captured.document, &captured.styles, &concealment);
+            let tree = build_tree(&captured.document, &captured.styles, &concealment, &semantics, refs);
             Live {
                 analysis: Analysis {
                     document: captured.document,
                     styles: captured.styles,
                     layout: captured.layout,
+                    concealment,
                     semantics,
                     tree,
                     values_since: (self.generation, Vec::new()),

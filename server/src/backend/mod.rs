@@ -22,7 +22,7 @@ use std::fmt;
 
 use async_trait::async_trait;
 use url::Url;
-use whittle_engine::{AxTree, Document, Layout, NodeId, Rect, RefTable, Semantics, Styles};
+use whittle_engine::{AxTree, Concealment, Document, Layout, NodeId, Rect, RefTable, Semantics, Styles};
 
 use crate::tools::Do;
 
@@ -86,6 +86,8 @@ pub struct Analysis {
     pub styles: Styles,
     /// Boxes.
     pub layout: Layout,
+    /// What a person cannot see although it has a box.
+    pub concealment: Concealment,
     /// Roles.
     pub semantics: Semantics,
     /// The semantic tree with refs.

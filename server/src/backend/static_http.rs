@@ -20,7 +20,7 @@ use whittle_engine::act::{self, Click, Method, Submission};
 use whittle_engine::ChosenFile;
 use whittle_engine::{
     CascadeOptions, Document, DocumentId, LayoutOptions, NodeId, ParseOptions, RefTable, Viewport,
-    build_tree, compute_semantics, linked_stylesheet_urls, parse, style_and_layout,
+    build_tree, compute_semantics, conceal, linked_stylesheet_urls, parse, style_and_layout,
 };
 
 use super::auto::AutoPage;
@@ -213,7 +213,7 @@ impl StaticPage {
             }
             Method::Get => fetch::Request { referrer, ..fetch::Request::get(submission.request_url()) },
             Method::Post => {
-                let boundary = format!("----whittle{:016x}", whittle_engine::render::envelope::fnv1a(current.url.as_str().as_bytes()));
+                let boundary = format!("----whittle{:016x}", whittle_engine::fnv1a(current.url.as_str().as_bytes()));
                 let files = read_files(&current.files)?;
                 let contents = |node: NodeId, i: usize| files.get(&node).and_then(|f| f.get(i)).cloned().unwrap_or_default();
                 let bytes = submission.body(&boundary, &contents).unwrap_or_default();
@@ -258,12 +258,12 @@ impl StaticPage {
         current.state = blocking(|| match state {
             State::Dirty(document) => {
                 let document = *document;
-                let (mut styles, layout) = style_and_layout(&document, options, &LayoutOptions { scroll_y });
-                styles.conceal(&document, &layout);
-                let semantics = compute_semantics(&document, &styles);
-                let tree = build_tree(&document, &styles, &semantics, refs);
+                let (styles, layout) = style_and_layout(&document, options, &LayoutOptions { scroll_y });
+                let concealment = conceal(&document, &styles, &layout);
+                let semantics = compute_semantics(&document, &styles, &concealment);
+                let tree = build_tree(&document, &styles, &concealment, &semantics, refs);
                 let values_since = (generation, Vec::new());
-                let analysis = Box::new(Analysis { document, styles, layout, semantics, tree, values_since });
+                let analysis = Box::new(Analysis { document, styles, layout, concealment, semantics, tree, values_since });
                 State::Analysed { analysis, values_changed: Vec::new() }
             }
             State::Analysed { mut analysis, values_changed } if !values_changed.is_empty() => {
@@ -327,7 +327,7 @@ impl StaticPage {
                 let form = if doc.element(node).is_some_and(|e| is_html(e, "form")) {
                     Some(node)
                 } else {
-                    whittle_engine::semantics::form::form_owner(doc, node)
+                    whittle_engine::dom::form::form_owner(doc, node)
                 };
                 let Some(form) = form else { return Err(BrowseError::new("not_actionable", "is not in a form")) };
                 let submission = act::submit(doc, form, None).map_err(refused)?;
@@ -345,7 +345,7 @@ impl StaticPage {
                 let is_field = doc.element(node).is_some_and(|e| {
                     is_html(e, "input")
                         && !matches!(
-                            whittle_engine::semantics::form::input_type(e),
+                            whittle_engine::dom::form::input_type(e),
                             "submit" | "image" | "reset" | "button" | "checkbox" | "radio" | "file"
                         )
                 });

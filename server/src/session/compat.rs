@@ -85,12 +85,12 @@ impl Session {
         let tab = &mut self.tabs[self.active];
         let a = tab.page.analysis(&mut self.refs).await?;
         if !whole {
-            let main = whittle_engine::digest::main_region(&a.document, &a.styles, &a.semantics).text();
+            let main = whittle_engine::digest::main_region(&a.document, &a.styles, &a.concealment, &a.semantics).text();
             if !main.trim().is_empty() {
                 return Ok(main);
             }
         }
-        Ok(whittle_engine::digest::page_text(&a.document, &a.styles, &a.semantics).text())
+        Ok(whittle_engine::digest::page_text(&a.document, &a.styles, &a.concealment, &a.semantics).text())
     }
 
     /// One string per element `selector` matches, in tree order: its
@@ -105,7 +105,7 @@ impl Session {
         let mut out = Vec::with_capacity(matched.len().min(limit));
         for &n in matched.iter().take(limit) {
             let s = match attribute {
-                None => whittle_engine::find::visible_text(&a.document, &a.styles, &a.semantics, n, false, max_chars),
+                None => whittle_engine::find::visible_text(&a.document, &a.styles, &a.concealment, &a.semantics, n, false, max_chars),
                 Some(name) => {
                     let name = name.trim().to_ascii_lowercase();
                     let value = a.document.element(n).and_then(|e| e.attr(&name)).unwrap_or_default();

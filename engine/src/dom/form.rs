@@ -2,8 +2,9 @@
 //! checkedness, disabledness, select options and their selectedness, label
 //! association, form owners. Current state comes from the document's
 //! [`FormState`](crate::dom::FormState) first, the markup's defaults
-//! second. Shared by selector matching (`:checked`, `:disabled`, …),
-//! semantics and [`act`](crate::act).
+//! second. Facts of the document itself, below every stage: selector
+//! matching (`:checked`, `:disabled`, …), semantics and
+//! [`act`](crate::act) all read them here.
 
 use html5ever::local_name;
 
@@ -55,7 +56,7 @@ pub fn is_disabled(doc: &Document, id: NodeId) -> bool {
                 if ae.is_html(&local_name!("fieldset")) && ae.has_attr("disabled") {
                     // Only the fieldset's first legend is exempt.
                     let in_first_legend = doc.element(child).is_some_and(|c| c.is_html(&local_name!("legend")))
-                        && super::role::is_first_of_its_kind(doc, child, &local_name!("legend"));
+                        && doc.is_first_of_its_kind(child, &local_name!("legend"));
                     if !in_first_legend {
                         return true;
                     }

@@ -14,8 +14,8 @@
 //! fold as `… +N more text blocks (extract text)`.
 
 use crate::dom::Document;
-use crate::render::envelope::fnv1a;
-use crate::tree::{AxTree, Item, Prefix, Segment};
+use super::{AxTree, Item, Prefix, Segment};
+use crate::text::fnv1a;
 
 /// Runs shorter than this are never folded as items (keeping one and
 /// folding two is the least that saves anything), and a container needs a
