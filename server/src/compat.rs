@@ -6,7 +6,7 @@
 //! its server command alone.
 //!
 //! Each `session_id` names a browsing session of whittle's own (tabs,
-//! cookies, engine, site rules, privacy tokens: `session.rs`); a new id
+//! cookies, engine, site rules, privacy tokens: `session/`); a new id
 //! starts a fresh one, and a session idle for [`IDLE`] is closed and
 //! forgotten (its id then starts afresh). Ids belong to the MCP client
 //! that made them: another client's `abc` is another session.

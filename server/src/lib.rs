@@ -1,7 +1,7 @@
 //! whittle's server crate: the command line (`whittle snapshot`, `inspect`,
 //! `extract`, `research`), the MCP server (`mcp.rs`: the tools over stdio
 //! and Streamable HTTP; `compat.rs`: the agent-browser tool set), sessions
-//! and tabs (`session.rs`), many pages digested in parallel (`research.rs`;
+//! and tabs (`session/`), many pages digested in parallel (`research.rs`;
 //! from WARC archives: `warc.rs`) and the backends that hold pages
 //! (`backend/`).
 //! Page logic lives in `whittle-engine`; this crate loads pages and speaks

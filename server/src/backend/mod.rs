@@ -1,6 +1,6 @@
 //! The boundary between sessions and whatever holds the pages: the
 //! [`Backend`] trait (one per server process) and the [`Page`] it opens for
-//! each tab. The session (`session.rs`) owns the trait and speaks only to
+//! each tab. The session (`session/`) owns the trait and speaks only to
 //! it; `static_http.rs` holds a page with reqwest and the engine's own
 //! DOM, `cdp/` over CDP in Chromium (`activity.rs`: when a Chromium page
 //! can be read), and `auto.rs` is the tab that loads each document on the

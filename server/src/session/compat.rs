@@ -9,11 +9,11 @@ use std::time::Duration;
 
 use url::Url;
 use whittle_engine::style::Selector;
-use whittle_engine::{NodeId, Observation, RenderOptions};
+use whittle_engine::{FoldOptions, NodeId, Observation, RenderOptions};
 
-use super::{Fail, FoldOptions, Session, Step, private};
+use super::{Fail, Session, private};
 use crate::backend::{BrowseError, Navigation, ShotRequest};
-use crate::tools::Do;
+use crate::tools::{Do, Step};
 
 /// How often a page that runs scripts is looked at again while waiting
 /// for a selector.
