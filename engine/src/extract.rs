@@ -25,7 +25,7 @@
 //! - [`ExtractKind::List`]: repeated items under the scope, or the page's
 //!   main content (the `main` landmark, else the page without navigation,
 //!   banner, footer, asides, dialogs and menus): a list's items, or the
-//!   longest run of alike siblings ([`crate::fold::signature`]) or of alike
+//!   longest run of alike siblings ([`crate::tree::signature`]) or of alike
 //!   groups of siblings (cards whose wrappers have no line of their own),
 //!   whichever has more items. Each item is one row of its lines' fields
 //!   joined by ` · ` (`[24] link "Widget 1" $1.50 [25] button "Add to

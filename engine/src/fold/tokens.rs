@@ -13,7 +13,7 @@
 //! Other scripts tokenize too unevenly to estimate (o200k spends 0.6 tokens
 //! on a common Chinese character, 2 on a rare one; Czech words cost twice
 //! English ones): a line with more than [`EXACT_ABOVE`] non-ASCII letters is
-//! counted exactly, as tiktoken counts it, by [`super::o200k`] from a
+//! counted exactly, as tiktoken counts it, by `o200k.rs` from a
 //! vocabulary embedded at build time; its `None` (a table that did not
 //! load) means the estimate is used throughout.
 //!

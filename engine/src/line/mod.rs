@@ -1,7 +1,7 @@
 //! How one item of the semantic tree reads as one line, and the header
 //! line: the words, refs, quotes and states of docs/observation.md. The
 //! fold stage prices lines with them before choosing what to keep, and
-//! [`render`](crate::render) writes the lines it kept.
+//! [`render`](mod@crate::render) writes the lines it kept.
 //!
 //! ```text
 //! # Shipping – Demo Shop · shop.example/checkout

@@ -29,7 +29,7 @@ pub struct Observation {
     /// [`Observation::lines`]; see [`crate::fold::Line::refs`]): what
     /// [`crate::diff()`] identifies lines by.
     pub line_refs: Vec<Refs>,
-    /// The widgets the lines show (indices into [`AxTree::widgets`]), in
+    /// The widgets the lines show (indices into [`AxTree::widgets`](crate::tree::AxTree::widgets)), in
     /// reading order: what was folded away or cut is not among them.
     pub widgets: Vec<usize>,
     /// Whether the budget cut lines off the end (a final `… +N more lines

@@ -13,7 +13,7 @@ pub struct Stripped<'a> {
     pub removed: usize,
     /// What the removed Unicode tag characters spelled, decoded to ASCII
     /// (separate runs joined by a space); empty when there were none. Run
-    /// [`reads_like_instructions`] on it.
+    /// [`reads_like_instructions`](super::reads_like_instructions) on it.
     pub hidden_text: String,
 }
 
