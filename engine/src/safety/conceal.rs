@@ -1,5 +1,6 @@
-//! Text a person cannot see (docs/observation.md): found once per
-//! analysis, after layout, and read by `build_tree`.
+//! The conceal stage: text a person cannot see (docs/observation.md),
+//! found once per analysis, after layout; its [`Concealment`] is handed to
+//! semantics, the tree, main content, digest, extract and find.
 //!
 //! A node is *concealed* when it has a box but no person can read it:
 //! - **hard** (never sent; counted as not visible): text in `font-size`
