@@ -51,11 +51,11 @@ use crate::find::visible_text;
 use crate::fold::{self, FoldOptions, LineKind, Mode, tokens};
 use crate::layout::Layout;
 use crate::line::{self, RenderOptions};
-use crate::text::one_line;
 use crate::safety::conceal::Concealment;
 use crate::semantics::Semantics;
 use crate::semantics::role::Role;
 use crate::style::Styles;
+use crate::text::one_line;
 use crate::tree::{AxTree, ItemId, Prefix, Segment, Widget};
 
 /// A page budget for callers without one, in o200k tokens.

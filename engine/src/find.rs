@@ -71,11 +71,11 @@ use html5ever::local_name;
 
 use crate::dom::{Document, Edge, NodeData, NodeId};
 use crate::line::{self, RenderOptions};
-use crate::text::one_line;
 use crate::safety::conceal::Concealment;
 use crate::semantics::Semantics;
 use crate::semantics::role::Role;
 use crate::style::{Selector, SelectorError, Styles};
+use crate::text::one_line;
 use crate::tree::{AxTree, ItemId, Prefix, Segment};
 
 /// Match lines longer than this (chars) are cut around the match.

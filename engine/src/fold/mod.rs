@@ -20,8 +20,9 @@
 //!    [`ITEMS_KEEP_BELOW`] items, prose its first [`PROSE_KEEP_BELOW`]
 //!    block, and navigation, asides and footers become one line each
 //!    (`… +N more items (observe ref R)`, R the landmark's ref);
-//! 1. runs of siblings with one structural signature ([`signature`](crate::tree::signature)) keep
-//!    their first 5, then 3, then 1 items and end with `… +N more items
+//! 1. runs of siblings with one structural signature
+//!    ([`signature`](crate::tree::signature)) keep their first 5, then 3,
+//!    then 1 items and end with `… +N more items
 //!    (observe ref R)` (R: the container's ref), while prose keeps fewer
 //!    blocks; at each level the runs that save most fold first, and only
 //!    as many as needed;

@@ -127,9 +127,12 @@ pub fn compute_semantics(doc: &Document, styles: &Styles, conceal: &Concealment)
         }
     }
     mark_inert(doc, &mut flags);
-    for (i, f) in flags.iter_mut().enumerate() {
-        if conceal.withheld(NodeId::from_index(i)) {
-            *f |= WITHHELD;
+    // Only a page with hidden instructions has anything withheld.
+    if conceal.removed_instructions > 0 {
+        for (i, f) in flags.iter_mut().enumerate() {
+            if conceal.withheld(NodeId::from_index(i)) {
+                *f |= WITHHELD;
+            }
         }
     }
     Semantics { roles, flags, labels, owns, owned_by, selected }
