@@ -7,7 +7,7 @@
 
 use libfuzzer_sys::fuzz_target;
 
-fuzz_target!(|data: &[u8]| {
+fuzz_target!(init: whittle_benches::fuzz_checks::warm_up(), |data: &[u8]| {
     if let Err(e) = whittle_benches::fuzz_checks::diff_check(data) {
         panic!("{e}");
     }

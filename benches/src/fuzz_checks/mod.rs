@@ -89,6 +89,15 @@ pub fn snapshot_fold_options(first: u8) -> FoldOptions {
     FoldOptions { mode, budget, ..FoldOptions::default() }
 }
 
+/// Loads what the checks load once — tiktoken-rs's o200k vocabulary and
+/// the engine's own token pattern — so that a fuzzer's first input is not
+/// charged for it (in a debug build, on a busy machine, that alone can
+/// outlast libFuzzer's per-input timeout).
+pub fn warm_up() {
+    let _ = tiktoken_rs::o200k_base_singleton();
+    let _ = snapshot(b"<p>warm</p>", &SnapshotOptions::default(), &mut RefTable::new());
+}
+
 /// `snapshot`: the first byte chooses mode and budget
 /// ([`snapshot_fold_options`]), the rest is the page. The snapshot is
 /// deterministic, its observation well formed ([`well_formed`]) and within
