@@ -171,7 +171,20 @@ impl Drop for Running {
                 std::thread::sleep(Duration::from_millis(10));
             }
         }
-        let _ = std::fs::remove_dir_all(&self.profile);
+        remove_profile(&self.profile);
+    }
+}
+
+/// Removes a Chromium profile folder. Chromium's helper processes can
+/// still write into it for a moment after the browser process exited (a
+/// removal then finds a new file and fails), so it is tried again, for at
+/// most 2 s in all.
+fn remove_profile(profile: &Path) {
+    for _ in 0..40 {
+        match std::fs::remove_dir_all(profile) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => std::thread::sleep(Duration::from_millis(50)),
+            _ => return,
+        }
     }
 }
 
