@@ -73,6 +73,8 @@
 //! assert_eq!(snap.observation.text(), "# shop.example\n[1] textbox \"Search\" = \"desk lamp\"\n");
 //! ```
 
+#![forbid(unsafe_code)]
+
 pub mod act;
 pub mod capture;
 pub mod diag;

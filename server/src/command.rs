@@ -309,7 +309,11 @@ fn run_server(server: &ServerArgs, listen: Option<(std::net::SocketAddr, crate::
             return 2;
         }
     };
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .thread_keep_alive(crate::memory::THREAD_KEEP_ALIVE)
+        .enable_all()
+        .build()
+    {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("whittle: cannot start the async runtime: {e}");

@@ -19,6 +19,7 @@ pub mod guard;
 pub mod load;
 pub mod logging;
 pub mod mcp;
+pub mod memory;
 pub mod picture;
 pub mod policy;
 pub mod profile;

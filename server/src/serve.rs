@@ -236,6 +236,12 @@ struct Book {
     reserved: usize,
     ended: HashMap<SessionId, End>,
     ended_order: VecDeque<SessionId>,
+    /// Sessions ended and the memory they freed not yet given back: when
+    /// the first of them and the last of them ended.
+    unreturned: Option<(Instant, Instant)>,
+    /// When to give back once more: after the threads that ran the ended
+    /// sessions' work have exited and their caches returned to the heap.
+    again: Option<Instant>,
 }
 
 impl Book {
@@ -250,9 +256,35 @@ impl Book {
         }
         self.ended.insert(id.clone(), why);
         self.ended_order.push_back(id.clone());
+        let now = Instant::now();
+        self.unreturned = Some((self.unreturned.map_or(now, |(first, _)| first), now));
         Some(activity)
     }
+
+    /// Whether to give back now what ended sessions freed: once no session
+    /// has ended for [`QUIET`] (a session's tabs and pages are dropped
+    /// just after it ends, and a burst of endings is trimmed once), or when
+    /// sessions have kept ending for [`TRIM_AT_LEAST`].
+    /// After that, once more when the idle threads have exited.
+    fn take_trim(&mut self, now: Instant) -> bool {
+        let due = self.unreturned.is_some_and(|(first, last)| now - last >= QUIET || now - first >= TRIM_AT_LEAST);
+        if due {
+            self.unreturned = None;
+            self.again = Some(now + crate::memory::THREAD_KEEP_ALIVE + QUIET);
+            return true;
+        }
+        if self.again.is_some_and(|at| now >= at) {
+            self.again = None;
+            return true;
+        }
+        false
+    }
 }
+
+/// How long after the last session ended its memory is given back.
+const QUIET: Duration = Duration::from_secs(1);
+/// The longest memory waits to be given back while sessions keep ending.
+const TRIM_AT_LEAST: Duration = Duration::from_secs(30);
 
 /// rmcp's in-memory session manager, with the lifecycle whittle keeps:
 /// every session's activity, the ended ids, the idle reaper, admission.
@@ -318,7 +350,8 @@ impl Live {
     }
 
     /// Ends the sessions idle past the timeout, and those whose transport
-    /// closed.
+    /// closed; gives back the memory ended sessions freed, once they have
+    /// stopped ending (see [`Book::take_trim`]).
     async fn reap(&self) {
         let now = Instant::now();
         let due: Vec<(SessionId, End)> = self
@@ -335,6 +368,18 @@ impl Live {
             .collect();
         for (id, why) in due {
             self.end(&id, why).await;
+        }
+        if self.book().take_trim(Instant::now()) {
+            let started = Instant::now();
+            let rss_before = crate::memory::resident_kib();
+            let gave = tokio::task::spawn_blocking(crate::memory::give_back).await.unwrap_or(false);
+            tracing::info!(
+                gave,
+                ms = started.elapsed().as_millis() as u64,
+                rss_kib_before = rss_before,
+                rss_kib = crate::memory::resident_kib(),
+                "memory ended sessions freed given back"
+            );
         }
     }
 
@@ -891,5 +936,46 @@ mod tests {
         assert!(!book.ended.contains_key("s0"), "the oldest is forgotten first");
         assert_eq!(book.ended.get(&*format!("s{}", REMEMBERED + 9)), Some(&End::Idle));
         assert!(book.live.is_empty());
+    }
+
+    fn live_session(book: &mut Book, name: &str) -> SessionId {
+        let id: SessionId = Arc::from(name);
+        let activity = Arc::new(Activity {
+            number: 1,
+            started: Instant::now(),
+            calls: Mutex::new(Calls { running: HashSet::new(), idle_since: Instant::now(), done: 0, closed: false }),
+            changed: Arc::new(Notify::new()),
+        });
+        book.live.insert(id.clone(), activity);
+        id
+    }
+
+    #[test]
+    fn memory_is_given_back_once_sessions_stop_ending_and_again_after_the_threads_exit() {
+        let mut book = Book::default();
+        let t0 = Instant::now();
+        assert!(!book.take_trim(t0), "nothing ended, nothing to give back");
+        let a = live_session(&mut book, "a");
+        book.end(&a, End::Idle);
+        let ended = book.unreturned.expect("an ending is recorded").1;
+        assert!(!book.take_trim(ended), "not while sessions may still be ending");
+        assert!(book.take_trim(ended + QUIET));
+        assert!(!book.take_trim(ended + QUIET), "once per quiet period");
+        let again = ended + QUIET + crate::memory::THREAD_KEEP_ALIVE + QUIET;
+        assert!(!book.take_trim(again - Duration::from_millis(1)));
+        assert!(book.take_trim(again), "once more when the idle threads have exited");
+        assert!(!book.take_trim(again + Duration::from_secs(3600)), "then nothing until another session ends");
+    }
+
+    #[test]
+    fn memory_is_given_back_while_sessions_keep_ending() {
+        let mut book = Book::default();
+        let first = Instant::now();
+        // Sessions ending every half second for 40 s: the last ending is
+        // never a second old, but the first is past the bound.
+        book.unreturned = Some((first, first + Duration::from_secs(40)));
+        assert!(book.take_trim(first + Duration::from_millis(40_400)));
+        book.unreturned = Some((first, first + Duration::from_secs(20)));
+        assert!(!book.take_trim(first + Duration::from_millis(20_400)), "within the bound it waits for a quiet second");
     }
 }

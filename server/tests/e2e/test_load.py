@@ -14,7 +14,8 @@ Four parts, each with its own server, each failing the run when it fails:
             every session's browser context closed once it ends, and after
             SIGTERM no process left and no profile folder.
   churn     N sessions opened, used once and abandoned without DELETE, with a
-            short idle timeout: the server's RSS once they have expired,
+            short idle timeout: the server's RSS once they have expired and
+            it has given back the memory they freed,
             against its RSS before.
   abuse     while one client keeps calling: garbage JSON-RPC, oversized
             bodies, thousands of connection attempts, slow bodies and slow
@@ -127,6 +128,15 @@ class Serve:
             if m:
                 return int(m.group(1))
         return None
+
+    def given_back_since_last_end(self) -> int:
+        """How many times memory was given back after the last session ended."""
+        n = 0
+        for line in reversed(list(self.lines)):
+            if "session ended" in line:
+                break
+            n += "freed given back" in line
+        return n
 
     def alive(self) -> bool:
         return self.proc.poll() is None
@@ -371,8 +381,14 @@ async def churn(whittle: str, shop: Shop, count: int, idle_s: int) -> dict:
                 errors.append(f"{n}: {e!r}")
 
     async def expired() -> float:
+        """Until every session has ended and the server has given back
+        what they freed: twice after the last ended (once they stop ending,
+        once more when the threads that ran them have exited)."""
         t0 = time.monotonic()
         while serve.live_sessions() not in (0, None) and time.monotonic() - t0 < idle_s * 4 + 30:
+            await asyncio.sleep(0.2)
+        t1 = time.monotonic()
+        while serve.given_back_since_last_end() < 2 and time.monotonic() - t1 < 60:
             await asyncio.sleep(0.2)
         return time.monotonic() - t0
 
@@ -401,9 +417,10 @@ async def churn(whittle: str, shop: Shop, count: int, idle_s: int) -> dict:
     say(f"churn: {figures}")
     check(not errors, f"churn: {len(errors)} errors, first: {errors[:3]}")
     check(live == 0, f"churn: {live} sessions still live after the idle timeout")
-    # The target is 120% (the figures say how close); the check fails at
-    # 150%, where memory plainly is not coming back.
-    check(after <= before * 1.5, f"churn: RSS {after} KiB after expiry, over 150% of {before} KiB before")
+    # The target is 120%, measured 109-115% here; the check leaves a
+    # little room for a busy machine. Without the memory given back it
+    # measured 120-140%.
+    check(after <= before * 1.25, f"churn: RSS {after} KiB after expiry, over 125% of {before} KiB before")
     return figures
 
 
