@@ -185,7 +185,7 @@ impl Analysed {
     /// Cascades `document` with its inline styles and `sheets`, conceals
     /// what it declares hidden and computes its semantics.
     pub fn new(document: Document, sheets: Vec<StylesheetText>) -> Analysed {
-        let styles = cascade(&document, &CascadeOptions { stylesheets: sheets, ..CascadeOptions::default() });
+        let styles = cascade(&document, &CascadeOptions { stylesheets: sheets, layout: false, ..CascadeOptions::default() });
         let concealment = conceal_declared(&document, &styles);
         let semantics = compute_semantics(&document, &styles, &concealment);
         Analysed { document, styles, concealment, semantics }

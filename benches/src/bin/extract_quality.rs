@@ -16,7 +16,7 @@ use whittle_engine::{CascadeOptions, Concealment, ParseOptions, cascade, compute
 fn extract(bytes: &[u8], url: &str) -> (String, Vec<String>) {
     let options = ParseOptions { url: url::Url::parse(url).ok(), ..ParseOptions::default() };
     let doc = parse(bytes, &options);
-    let styles = cascade(&doc, &CascadeOptions::default());
+    let styles = cascade(&doc, &CascadeOptions { layout: false, ..CascadeOptions::default() });
     let hidden = Concealment::default();
     let sem = compute_semantics(&doc, &styles, &hidden);
     let content = main_content(&doc, &styles, &hidden, &sem);

@@ -149,20 +149,49 @@ pub(crate) struct Rules {
     next_order: u32,
 }
 
+/// Which declarations matter to the cascade being run: a rule that sets
+/// none of them is not filed.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Kept {
+    /// Custom properties (some computed value uses `var()`, or a
+    /// container query asks for a style).
+    pub(crate) customs: bool,
+    pub(crate) boxes: KeptBoxes,
+}
+
+/// Which box properties matter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum KeptBoxes {
+    /// All of them: a layout follows.
+    All,
+    /// Those that can hide a box when there is no layout.
+    Hiding,
+}
+
+impl Kept {
+    fn keeps(self, decl: &Decl) -> bool {
+        match decl {
+            Decl::Custom(_) => self.customs,
+            Decl::Box(p, _) | Decl::BoxWide(p, _) => self.boxes == KeptBoxes::All || super::boxes::WITHOUT_LAYOUT.contains(p),
+            _ => true,
+        }
+    }
+}
+
 impl Rules {
-    /// Files every selector of `sheet`'s rules; without `customs`, rules
-    /// that only set custom properties are left out.
+    /// Files every selector of `sheet`'s rules, leaving out the rules that
+    /// set nothing `kept` keeps.
     pub(crate) fn add_sheet(
         &mut self,
         sheet: &ParsedSheet,
         origin: Origin,
         quirks: bool,
         layer_rank: impl Fn(Option<u32>) -> u32,
-        customs: bool,
+        kept: Kept,
     ) {
         let quirks_mode = if quirks { QuirksMode::Quirks } else { QuirksMode::NoQuirks };
         for rule in &sheet.rules {
-            if !customs && rule.block.normal.iter().chain(&rule.block.important).all(|d| matches!(d, Decl::Custom(_))) {
+            if !rule.block.normal.iter().chain(&rule.block.important).any(|d| kept.keeps(d)) {
                 self.next_order += rule.selectors.slice().len() as u32;
                 continue;
             }

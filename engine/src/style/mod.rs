@@ -34,7 +34,7 @@ use html5ever::local_name;
 
 use crate::diag::{Diagnostic, Stage};
 use crate::dom::{Document, Edge, Element, NodeId};
-use index::{Origin, Rules};
+use index::{Kept, KeptBoxes, Origin, Rules};
 use media::MediaEnv;
 use sheet::{ParsedSheet, Sheets, has_var, imports_of, parse_sheet, parse_sheet_in};
 pub use computed::COMPUTED_PROPERTIES;
@@ -81,6 +81,12 @@ pub struct CascadeOptions {
     /// Whether scripts are assumed on (hides `<noscript>`; the
     /// `scripting` media feature).
     pub scripting: bool,
+    /// Whether a layout will follow. Without one (an extract, a digest)
+    /// only the box properties that can hide a box are kept
+    /// ([`boxes::WITHOUT_LAYOUT`]), and rules that set no other property
+    /// are not matched at all: what is hidden and every computed value
+    /// come out the same, for less work.
+    pub layout: bool,
 }
 
 impl CascadeOptions {
@@ -91,7 +97,7 @@ impl CascadeOptions {
 
 impl Default for CascadeOptions {
     fn default() -> CascadeOptions {
-        CascadeOptions { viewport: Viewport::default(), stylesheets: Vec::new(), scripting: true }
+        CascadeOptions { viewport: Viewport::default(), stylesheets: Vec::new(), scripting: true, layout: true }
     }
 }
 
@@ -498,7 +504,8 @@ fn read_rules(doc: &Document, options: &CascadeOptions) -> ReadRules {
     let env = options.media_env();
     let mut diagnostics = Vec::new();
     let mut rules = Rules::default();
-    rules.add_sheet(ua_sheet(), Origin::UserAgent, doc.is_quirks(), |_| 0, false);
+    let boxes = if options.layout { KeptBoxes::All } else { KeptBoxes::Hiding };
+    rules.add_sheet(ua_sheet(), Origin::UserAgent, doc.is_quirks(), |_| 0, Kept { customs: false, boxes });
 
     // Author sheets in tree order. A sheet linked several times is read
     // once and filed where it is linked last: identical rules later in the
@@ -564,7 +571,7 @@ fn read_rules(doc: &Document, options: &CascadeOptions) -> ReadRules {
     let uses_customs = uses_var || style_queries;
     for sheet in &parsed {
         invalid_rules += sheet.invalid_rules;
-        rules.add_sheet(sheet, Origin::Author, doc.is_quirks(), rank, uses_customs);
+        rules.add_sheet(sheet, Origin::Author, doc.is_quirks(), rank, Kept { customs: uses_customs, boxes });
     }
     rules.unlayered = unlayered;
     if invalid_rules > 0 {

@@ -50,6 +50,42 @@ fn article_benchmark_quality_holds() {
     assert!(s.f1 >= ARTICLE_F1, "F1 fell to {:.4} (ratchet {ARTICLE_F1})", s.f1);
 }
 
+/// An extract or a digest cascades without a layout to follow, which
+/// leaves out the rules that only set box properties no one will read.
+/// On every page of the corpus that cascade must compute the same values
+/// and hide the same nodes as the full one, and so give the same main
+/// text and digest.
+#[test]
+fn a_cascade_without_layout_computes_what_the_full_one_does() {
+    let mut pages: Vec<(std::path::PathBuf, Option<String>)> =
+        whittle_corpus::article_cases().unwrap_or_else(|e| panic!("{e}")).into_iter().map(|c| (c.path, Some(c.url))).collect();
+    pages.extend(whittle_corpus::Suite::Readability.pages().into_iter().map(|p| (p, None)));
+    if pages.is_empty() {
+        say(&format!("cascade without layout against the corpus: skipped: {}", whittle_corpus::shared_missing_reason()));
+        return;
+    }
+    let digest = whittle_engine::DigestOptions { index: 1, budget: 400, scripts_ran: false };
+    for (path, url) in &pages {
+        let bytes = whittle_corpus::load(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let options = ParseOptions { url: url.as_deref().and_then(|u| url::Url::parse(u).ok()), ..ParseOptions::default() };
+        let lean = whittle_engine::Analysed::new(parse(&bytes, &options), Vec::new());
+        let doc = parse(&bytes, &options);
+        let styles = cascade(&doc, &CascadeOptions::default());
+        let concealment = whittle_engine::conceal_declared(&doc, &styles);
+        let semantics = compute_semantics(&doc, &styles, &concealment);
+        let full = whittle_engine::Analysed { document: doc, styles, concealment, semantics };
+        for id in full.document.descendants(whittle_engine::NodeId::DOCUMENT) {
+            let (a, b) = (lean.styles.get(id), full.styles.get(id));
+            assert!(a == b, "{}: node {id:?}: {a:?} without layout, {b:?} with", path.display());
+            assert_eq!(lean.styles.hidden(id), full.styles.hidden(id), "{}: node {id:?}", path.display());
+            assert_eq!(lean.concealment.text_concealed(id), full.concealment.text_concealed(id), "{}: node {id:?}", path.display());
+        }
+        assert_eq!(lean.main_text(), full.main_text(), "{}", path.display());
+        assert_eq!(lean.digest(&digest), full.digest(&digest), "{}", path.display());
+    }
+    say(&format!("cascade without layout: {} pages computed as the full cascade does", pages.len()));
+}
+
 #[test]
 fn readability_pages_quality_holds() {
     let pages = whittle_corpus::Suite::Readability.pages();
@@ -122,6 +158,21 @@ fn hidden_text_scripts_and_controls_are_never_read() {
          <button>A button label that is long enough to be prose text</button></body>"
     );
     assert_eq!(text_of(&html), format!("{PARA}\n"));
+}
+
+#[test]
+fn boxes_declared_out_of_sight_are_not_extracted() {
+    // The cascade of an extract keeps the box properties that hide a box,
+    // though it has no layout: a clipped box one pixel wide, a box placed
+    // far off the page, each in a rule that sets nothing else. Margins and
+    // paddings alone do not hide.
+    let html = format!(
+        "<style>.sr{{overflow:hidden}} .sr{{width:1px;height:1px;margin:0}} .off{{position:absolute}} .off{{left:-9999px}} .pad{{padding:4px}}</style>\
+         <body><p>{PARA}</p><div class=sr><p>{PARA} Clipped.</p></div><div class=off><p>{PARA} Off.</p></div>\
+         <div class=pad><p>{PARA} Padded.</p></div></body>"
+    );
+    let page = whittle_engine::Analysed::new(parse(html.as_bytes(), &ParseOptions::default()), Vec::new());
+    assert_eq!(page.main_text(), format!("{PARA}\n{PARA} Padded.\n"));
 }
 
 #[test]

@@ -12,6 +12,11 @@ use cssparser::{Parser, Token};
 
 use super::values::{Decl, Length, keyword, length};
 
+/// The box properties a cascade without a layout keeps: conceal reads
+/// them to find a box declared too small, or placed too far out, to be
+/// seen (see [`crate::safety::conceal::conceal_declared`]).
+pub const WITHOUT_LAYOUT: [BoxProp; 5] = [BoxProp::Width, BoxProp::Height, BoxProp::Top, BoxProp::Right, BoxProp::Left];
+
 /// A box property.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[allow(missing_docs)]
