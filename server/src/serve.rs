@@ -264,8 +264,8 @@ impl Book {
     /// Whether to give back now what ended sessions freed: once no session
     /// has ended for [`QUIET`] (a session's tabs and pages are dropped
     /// just after it ends, and a burst of endings is trimmed once), or when
-    /// sessions have kept ending for [`TRIM_AT_LEAST`].
-    /// After that, once more when the idle threads have exited.
+    /// sessions have kept ending for [`TRIM_AT_LEAST`]; after that, once
+    /// more when the idle threads have exited.
     fn take_trim(&mut self, now: Instant) -> bool {
         let due = self.unreturned.is_some_and(|(first, last)| now - last >= QUIET || now - first >= TRIM_AT_LEAST);
         if due {
@@ -918,16 +918,8 @@ mod tests {
     #[test]
     fn ended_ids_are_remembered_up_to_a_bound() {
         let mut book = Book::default();
-        let changed = Arc::new(Notify::new());
         for i in 0..REMEMBERED + 10 {
-            let id: SessionId = Arc::from(format!("s{i}"));
-            let activity = Arc::new(Activity {
-                number: i as u64,
-                started: Instant::now(),
-                calls: Mutex::new(Calls { running: HashSet::new(), idle_since: Instant::now(), done: 0, closed: false }),
-                changed: changed.clone(),
-            });
-            book.live.insert(id.clone(), activity);
+            let id = live_session(&mut book, &format!("s{i}"));
             assert!(book.end(&id, End::Idle).is_some());
             assert!(book.end(&id, End::Idle).is_none(), "an ended session ends once");
         }
