@@ -18,9 +18,15 @@ pub const THREAD_KEEP_ALIVE: Duration = Duration::from_secs(10);
 /// This process's resident memory in KiB, where the system says
 /// (`VmRSS` in `/proc/self/status`).
 pub fn resident_kib() -> Option<u64> {
+    status_kib("VmRSS:")
+}
+
+/// A field of `/proc/self/status` given in kB (`VmRSS:`, `VmHWM:`, …),
+/// where the system has one.
+pub fn status_kib(field: &str) -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
-    line.split_whitespace().nth(1)?.parse().ok()
+    let line = status.lines().find(|l| l.starts_with(field))?;
+    line[field.len()..].trim().trim_end_matches("kB").trim().parse().ok()
 }
 
 /// Returns the allocator's free pages to the system; whether it gave any.

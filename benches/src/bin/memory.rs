@@ -22,16 +22,10 @@ use std::path::Path;
 use std::process::Command;
 
 use whittle::corpus::parse_size;
+use whittle::memory::status_kib;
 use whittle_benches::{median, percentile};
 use whittle_corpus::generate::{Kind, generate, realistic_page};
 use whittle_engine::{RefTable, snapshot};
-
-/// A `kB` field of `/proc/self/status`.
-fn status_kb(field: &str) -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with(field))?;
-    line[field.len()..].trim().trim_end_matches("kB").trim().parse().ok()
-}
 
 /// The child: measures one page and prints `html_bytes start_kb peak_kb
 /// kept_kb reset`: the resident size before the snapshot, its peak while
@@ -43,10 +37,10 @@ fn measure(html: Vec<u8>) {
     drop(snapshot(warm.as_bytes(), &Default::default(), &mut RefTable::new()));
     whittle_engine::fold::tokens::exact_count("warm up");
     let reset = std::fs::write("/proc/self/clear_refs", "5").is_ok();
-    let start = status_kb("VmRSS:").unwrap_or(0);
+    let start = status_kib("VmRSS:").unwrap_or(0);
     let snap = snapshot(&html, &Default::default(), &mut RefTable::new());
-    let peak = status_kb("VmHWM:").unwrap_or(0);
-    let kept = status_kb("VmRSS:").unwrap_or(0);
+    let peak = status_kib("VmHWM:").unwrap_or(0);
+    let kept = status_kib("VmRSS:").unwrap_or(0);
     std::hint::black_box(&snap);
     println!("{} {start} {peak} {kept} {}", html.len(), u8::from(reset));
 }
