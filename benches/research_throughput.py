@@ -80,15 +80,32 @@ def shared_dir() -> pathlib.Path | None:
     return d if d.is_dir() else None
 
 
-def corpus_pages(root: pathlib.Path, count: int) -> list[tuple[str, bytes]]:
-    """(name, bytes) of the article-extraction and Readability pages, the
-    two suites interleaved, each sorted by path (as `whittle-corpus` lists
+SUITES = {
+    "article": "article-extraction-benchmark",
+    "readability": "readability",
+    "htmlparser": "htmlparser-benchmark",
+}
+
+
+def suite_pages(root: pathlib.Path, suite: str) -> list[pathlib.Path]:
+    """The pages of one suite, sorted by path (as `whittle-corpus` lists
     them)."""
-    article = sorted((root / "article-extraction-benchmark" / "html").glob("*.html.gz"))
-    readability = sorted(p / "source.html" for p in (root / "readability").iterdir() if (p / "source.html").is_file())
+    if suite == "article":
+        return sorted((root / "article-extraction-benchmark" / "html").glob("*.html.gz"))
+    if suite == "readability":
+        return sorted(p / "source.html" for p in (root / "readability").iterdir() if (p / "source.html").is_file())
+    if suite == "htmlparser":
+        return sorted((root / "htmlparser-benchmark").glob("*.html"))
+    raise SystemExit(f"unknown suite {suite!r} (known: {', '.join(SUITES)})")
+
+
+def corpus_pages(root: pathlib.Path, suites: list[str], count: int) -> list[tuple[str, bytes]]:
+    """(name, bytes) of the pages of `suites`, interleaved (so any `count`
+    takes from each), each suite sorted by path."""
+    lists = [suite_pages(root, s) for s in suites]
     order: list[pathlib.Path] = []
-    for i in range(max(len(article), len(readability))):
-        order += [s[i] for s in (article, readability) if i < len(s)]
+    for i in range(max(len(s) for s in lists)):
+        order += [s[i] for s in lists if i < len(s)]
     if count:
         order = order[:count]
     pages = []
@@ -188,8 +205,12 @@ def plain_fetch(urls: list[str], threads: int = 16) -> tuple[float, int]:
 
 
 def run_whittle(binary: str, urls_file: str, n: int, args) -> dict:
-    cmd = [binary, "research", "--jsonl", "--urls-file", urls_file,
-           "--concurrency", str(args.concurrency), "--per-host", str(args.per_host)]
+    # The pages are on loopback, which whittle refuses unless allowed.
+    cmd = [binary, "research", "--jsonl", "--allow-private", "--urls-file", urls_file]
+    if args.concurrency:
+        cmd += ["--concurrency", str(args.concurrency)]
+    if args.per_host:
+        cmd += ["--per-host", str(args.per_host)]
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     err_chunks: list[bytes] = []
@@ -216,6 +237,8 @@ def run_whittle(binary: str, urls_file: str, n: int, args) -> dict:
             errors[code] = errors.get(code, 0) + 1
     if len(lines) != n or seen != set(range(1, n + 1)):
         raise SystemExit(f"whittle research gave {len(lines)} lines for {n} pages (indices seen: {len(seen)})")
+    if ok == 0:
+        raise SystemExit(f"whittle research digested none of the {n} pages: {errors}")
     return {"wall": elapsed, "rss_mb": usage.ru_maxrss / 1024, "cpu": usage.ru_utime + usage.ru_stime,
             "ok": ok, "tokens": tokens, "needs_scripts": needs_scripts, "errors": errors}
 
@@ -471,10 +494,12 @@ def machine() -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--pages", type=int, default=0, help="pages to use (default: all 311)")
+    parser.add_argument("--pages", type=int, default=0, help="pages to use (default: all of the suites)")
+    parser.add_argument("--suites", default="article,readability",
+                        help="comma-separated, interleaved: article, readability, htmlparser (default: article,readability)")
     parser.add_argument("--runs", type=int, default=5, help="whittle runs (best and median reported)")
-    parser.add_argument("--concurrency", type=int, default=16)
-    parser.add_argument("--per-host", type=int, default=16)
+    parser.add_argument("--concurrency", type=int, default=0, help="whittle's --concurrency (default: whittle's own, 16)")
+    parser.add_argument("--per-host", type=int, default=0, help="whittle's --per-host (default: whittle's own, 4)")
     parser.add_argument("--whittle", default=str(REPO / "target" / "release" / "whittle"))
     parser.add_argument("--chromium", default=None, help="default: $CHROMIUM, then chromium on $PATH")
     parser.add_argument("--chromium-tabs", type=int, default=1, help="tabs loading pages at once (default 1)")
@@ -498,11 +523,12 @@ def main() -> None:
         if chromium is None:
             print("research_throughput: Chromium skipped: not found (--chromium, $CHROMIUM, chromium on $PATH)")
 
-    pages = corpus_pages(root, args.pages)
+    suites = [s.strip() for s in args.suites.split(",") if s.strip()]
+    pages = corpus_pages(root, suites, args.pages)
     n = len(pages)
     html_mb = sum(len(b) for _, b in pages) / 1e6
     print(f"machine at the start: {machine()}")
-    print(f"pages: {n} ({html_mb:.1f} MB of HTML: article-extraction-benchmark + readability)")
+    print(f"pages: {n} ({html_mb:.1f} MB of HTML: {' + '.join(SUITES[s] for s in suites)})")
 
     with tempfile.TemporaryDirectory(prefix="whittle-bench-research-") as tmp:
         site = pathlib.Path(tmp) / "site"
@@ -518,9 +544,9 @@ def main() -> None:
 
             plain_fetch(urls[:WARMUP_PAGES])
             cpu0 = cpu_seconds(server.pid)
-            fetch_s, fetched = plain_fetch(urls, args.concurrency)
+            fetch_s, fetched = plain_fetch(urls, args.concurrency or 16)
             fetch_cpu = cpu_seconds(server.pid) - cpu0
-            print(f"server check: plain fetch of all {n} pages ({fetched / 1e6:.1f} MB, {args.concurrency} keep-alive "
+            print(f"server check: plain fetch of all {n} pages ({fetched / 1e6:.1f} MB, {args.concurrency or 16} keep-alive "
                   f"connections, Python client): {fetch_s:.2f} s = {n / fetch_s:.0f} pages/s; server CPU {fetch_cpu:.2f} s")
 
             runs = []

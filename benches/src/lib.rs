@@ -131,41 +131,73 @@ pub fn offline_chromium() -> CdpBackend {
 
 /// Serves `pages` (path → bytes) on a loopback port until the process ends,
 /// as `text/html` without a charset: each engine reads the page's own.
+/// Connections are kept alive, as web servers keep them (a request that
+/// asks for `Connection: close` gets it).
 pub async fn serve(pages: Arc<HashMap<String, Vec<u8>>>) -> std::net::SocketAddr {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind loopback");
     let addr = listener.local_addr().expect("local addr");
     tokio::spawn(async move {
         loop {
             let Ok((mut stream, _)) = listener.accept().await else { continue };
+            // Each response goes out in one write, without waiting for the
+            // client's ACK of the last (Nagle's delay), as servers send.
+            let _ = stream.set_nodelay(true);
             let pages = pages.clone();
             tokio::spawn(async move {
                 let mut buf = vec![0u8; 8192];
                 let mut read = 0;
-                while read < buf.len() {
-                    match tokio::io::AsyncReadExt::read(&mut stream, &mut buf[read..]).await {
-                        Ok(0) | Err(_) => return,
-                        Ok(n) => read += n,
-                    }
-                    if buf[..read].windows(4).any(|w| w == b"\r\n\r\n") {
-                        break;
+                loop {
+                    // One request's head (GETs: no body follows it).
+                    let end = loop {
+                        if let Some(i) = buf[..read].windows(4).position(|w| w == b"\r\n\r\n") {
+                            break i + 4;
+                        }
+                        if read == buf.len() {
+                            return;
+                        }
+                        match stream.read(&mut buf[read..]).await {
+                            Ok(0) | Err(_) => return,
+                            Ok(n) => read += n,
+                        }
+                    };
+                    let head = String::from_utf8_lossy(&buf[..end]).into_owned();
+                    buf.copy_within(end..read, 0);
+                    read -= end;
+                    let path = head.split_whitespace().nth(1).unwrap_or("/").to_owned();
+                    let close = head.to_ascii_lowercase().contains("connection: close");
+                    let (status, body) = match pages.get(&path) {
+                        Some(b) => ("200 OK", b.as_slice()),
+                        None => ("404 Not Found", &b"not found"[..]),
+                    };
+                    let mut response = format!(
+                        "HTTP/1.1 {status}\r\nContent-Type: text/html\r\nContent-Length: {}\r\nConnection: {}\r\n\r\n",
+                        body.len(),
+                        if close { "close" } else { "keep-alive" }
+                    )
+                    .into_bytes();
+                    response.extend_from_slice(body);
+                    if stream.write_all(&response).await.is_err() || close {
+                        return;
                     }
                 }
-                let head = String::from_utf8_lossy(&buf[..read]);
-                let path = head.split_whitespace().nth(1).unwrap_or("/").to_owned();
-                let (status, body) = match pages.get(&path) {
-                    Some(b) => ("200 OK", b.as_slice()),
-                    None => ("404 Not Found", &b"not found"[..]),
-                };
-                let header = format!(
-                    "HTTP/1.1 {status}\r\nContent-Type: text/html\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-                    body.len()
-                );
-                let _ = tokio::io::AsyncWriteExt::write_all(&mut stream, header.as_bytes()).await;
-                let _ = tokio::io::AsyncWriteExt::write_all(&mut stream, body).await;
             });
         }
     });
     addr
+}
+
+/// The host a corpus page is served under in benches that browse, as on
+/// the web: a site of its own for each Readability page
+/// (`<case>.localhost`), one for each other suite (`<suite>.localhost`);
+/// `*.localhost` is loopback to whittle and to Chromium.
+pub fn site_of(name: &str) -> String {
+    let mut parts = name.split('/');
+    match (parts.next(), parts.next()) {
+        (Some("readability"), Some(case)) => format!("{case}.localhost"),
+        (Some(suite), _) => format!("{suite}.localhost"),
+        _ => "localhost".into(),
+    }
 }
 
 /// The median (the upper one of an even count).

@@ -45,7 +45,7 @@ use serde_json::json;
 use whittle::backend::SessionContext;
 use whittle::backend::cdp::CdpPage;
 use whittle::fetch::{Fetcher, Limits};
-use whittle_benches::{median, ms, offline_chromium, percentile, serve};
+use whittle_benches::{median, ms, offline_chromium, percentile, serve, site_of};
 
 /// The longest the plain Chromium's navigation may take.
 const NAV_TIMEOUT: Duration = Duration::from_secs(30);
@@ -219,17 +219,6 @@ async fn run(args: Args, corpus: Vec<PathBuf>) {
     let _ = client.cancel().await;
     tab.close().await;
     report(&rows, &args.engine);
-}
-
-/// The host a corpus page is served under: a site of its own for each
-/// readability page, one for each other suite.
-fn site_of(name: &str) -> String {
-    let mut parts = name.split('/');
-    match (parts.next(), parts.next()) {
-        (Some("readability"), Some(case)) => format!("{case}.localhost"),
-        (Some(suite), _) => format!("{suite}.localhost"),
-        _ => "localhost".into(),
-    }
 }
 
 /// Calls `navigate`: whether it succeeded, the engine that served the page

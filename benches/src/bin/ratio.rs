@@ -3,7 +3,8 @@
 //! and p90 ratio and throughputs. Each page is timed as the minimum of
 //! several runs, which is robust on a busy machine.
 //!
-//! Run: `cargo run --release -p whittle-benches --bin ratio [-- RUNS]`.
+//! Run: `cargo run --release -p whittle-benches --bin ratio [-- RUNS]`
+//! (`RATIO_ONLY=whole|rcdom` loops one side, for `perf`).
 
 use std::time::Duration;
 
@@ -24,6 +25,18 @@ fn main() {
         return;
     }
     let pages = real_pages();
+    // `RATIO_ONLY=whole|rcdom` loops one side over every page, for `perf`.
+    if let Ok(mode) = std::env::var("RATIO_ONLY") {
+        for _ in 0..runs {
+            for p in &pages {
+                match mode.as_str() {
+                    "rcdom" => drop(std::hint::black_box(rcdom_parse(&p.bytes))),
+                    _ => drop(std::hint::black_box(whole(&p.bytes))),
+                }
+            }
+        }
+        return;
+    }
     let mut ratios = Vec::with_capacity(pages.len());
     let mut parse_ratios = Vec::with_capacity(pages.len());
     let (mut total_base, mut total_whole, mut total_parse, mut total_rest) =
