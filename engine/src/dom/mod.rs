@@ -31,7 +31,7 @@ pub use form_state::{ChosenFile, FormState};
 pub use build::{DocumentBuilder, Markup};
 pub use mutate::MutationError;
 pub use places::{PlaceMap, Places};
-pub(crate) use sink::{ArenaSink, is_void};
+pub(crate) use sink::{ArenaSink, Handle, is_void};
 
 /// The deepest an element may sit in the tree (Chromium's
 /// `kMaximumHTMLParserDOMTreeDepth`): the sink enforces it on every
@@ -142,21 +142,45 @@ pub struct Attr {
 
 impl Element {
     pub(crate) fn new(name: QualName, attrs: Vec<Attr>) -> Element {
-        let mut element =
-            Element { name, attrs, id: None, classes: Box::new([]), template_contents: None };
-        element.refresh_cached_attrs();
+        Element::with_atoms(name, attrs, &mut |t: &str| LocalName::from(t))
+    }
+
+    /// [`Element::new`], making the id and class atoms with `atom` (the
+    /// parser's sink reuses each distinct one of a page).
+    pub(crate) fn with_atoms(name: QualName, attrs: Vec<Attr>, atom: &mut dyn FnMut(&str) -> LocalName) -> Element {
+        let mut element = Element { name, attrs, id: None, classes: Box::new([]), template_contents: None };
+        element.refresh_cached_attrs_with(atom);
         element
     }
 
     /// Recomputes `id` and `classes` after the attribute list changed.
     pub(crate) fn refresh_cached_attrs(&mut self) {
-        self.id = self.attr("id").filter(|v| !v.is_empty()).map(LocalName::from);
+        self.refresh_cached_attrs_with(&mut |t: &str| LocalName::from(t));
+    }
+
+    fn refresh_cached_attrs_with(&mut self, atom: &mut dyn FnMut(&str) -> LocalName) {
+        // One pass, names compared as atoms (this runs for every element
+        // the parser creates); the first of a repeated name counts, as in
+        // `attr`.
+        let (mut id, mut class) = (None, None);
+        for a in &self.attrs {
+            if a.name.ns != ns!() {
+                continue;
+            }
+            match a.name.local {
+                local_name!("id") if id.is_none() => id = Some(a.value.as_str()),
+                local_name!("class") if class.is_none() => class = Some(a.value.as_str()),
+                _ => {}
+            }
+        }
+        self.id = id.filter(|v| !v.is_empty()).map(&mut *atom);
         // A class list is an ordered set (DOM's DOMTokenList): duplicates
         // would make every class rule be tried once per copy.
         // Nearly every list is short: it is checked in place, without the
-        // allocation and hashing of a set (this runs for every element the
-        // parser creates); a long one goes through a set so it stays linear.
-        self.classes = match self.attr("class") {
+        // allocation and hashing of a set; a long one goes through a set so
+        // it stays linear.
+        self.classes = match class {
+            None => Box::new([]),
             Some(list) => {
                 let parts: smallvec::SmallVec<[&str; 8]> =
                     list.split(crate::text::is_html_space).filter(|c| !c.is_empty()).collect();
@@ -167,13 +191,12 @@ impl Element {
                             unique.push(c);
                         }
                     }
-                    unique.into_iter().map(LocalName::from).collect()
+                    unique.into_iter().map(&mut *atom).collect()
                 } else {
                     let mut seen = std::collections::HashSet::new();
-                    parts.into_iter().filter(|c| seen.insert(*c)).map(LocalName::from).collect()
+                    parts.into_iter().filter(|c| seen.insert(*c)).map(&mut *atom).collect()
                 }
             }
-            None => Box::new([]),
         };
     }
 

@@ -7,9 +7,10 @@
 use std::borrow::Cow;
 use std::cell::{Cell, RefCell};
 
-use html5ever::interface::{ElemName, ElementFlags, NodeOrText, QuirksMode, TreeSink};
+use html5ever::interface::{ElementFlags, NodeOrText, QuirksMode, TreeSink};
 use html5ever::tendril::StrTendril;
-use html5ever::{Attribute, LocalName, Namespace, QualName};
+use html5ever::{Attribute, ExpandedName, LocalName, Namespace, QualName, local_name, ns};
+use rustc_hash::FxHashMap;
 
 use super::mutate::{link_before, link_last, unlink};
 use super::{Attr, Document, Element, NodeData, NodeId};
@@ -18,8 +19,29 @@ use super::MAX_DEPTH;
 /// Parse errors beyond this many are counted, not kept.
 const KEPT_PARSE_ERRORS: usize = 8;
 
+/// A node as the tree builder holds it: its id, and for an element its
+/// name, so that the builder reads names (which it does at every step)
+/// without reaching into the arena.
+#[derive(Clone, Debug)]
+pub(crate) struct Handle {
+    pub(crate) id: NodeId,
+    ns: Namespace,
+    local: LocalName,
+}
+
+impl Handle {
+    /// A node that is not an element (the document, a comment, a
+    /// template's contents): the builder never asks for its name.
+    fn other(id: NodeId) -> Handle {
+        Handle { id, ns: ns!(), local: local_name!("") }
+    }
+}
+
 pub(crate) struct ArenaSink {
-    doc: RefCell<Document>,
+    tree: RefCell<Tree>,
+    /// The id and class atoms made so far, by their text: a page repeats
+    /// its classes, and a lookup here is cheaper than interning again.
+    atoms: RefCell<FxHashMap<Box<str>, LocalName>>,
     parse_errors: Cell<usize>,
     kept_errors: RefCell<Vec<Cow<'static, str>>>,
     /// The element the parser most likely has as its current node: the last
@@ -27,26 +49,135 @@ pub(crate) struct ArenaSink {
     current: Cell<Option<NodeId>>,
 }
 
-/// The name of an element, borrowed out of the arena for the tree builder.
-#[derive(Debug)]
-pub(crate) struct SinkName {
-    ns: Namespace,
-    local: LocalName,
+/// The document being built, and each node's depth.
+struct Tree {
+    doc: Document,
+    depths: Depths,
 }
 
-impl ElemName for SinkName {
-    fn ns(&self) -> &Namespace {
-        &self.ns
+/// Each node's depth below the top of its tree (the document, a template's
+/// contents, or a detached node), kept as nodes are linked so that the
+/// depth cap costs no walk up the ancestors. A node moved with its
+/// children (the adoption agency, foster parenting) moves its subtree's
+/// depths too; past a budget of such work (a page built to move the same
+/// large subtrees over and over) depths are walked instead, as the mutation
+/// API does, so parsing stays linear.
+struct Depths {
+    /// Per node, in arena order; empty once walking.
+    of: Vec<u32>,
+    /// Subtree nodes visited to move depths so far.
+    moved: usize,
+}
+
+/// Moved-subtree work allowed: this many visits per node of the arena, and
+/// this many beyond.
+const MOVE_BUDGET_PER_NODE: usize = 4;
+const MOVE_BUDGET_BASE: usize = 65_536;
+
+impl Tree {
+    fn push(&mut self, data: NodeData) -> NodeId {
+        // Past u32::MAX nodes (over 4 billion, far beyond any input whittle
+        // accepts) the arena refuses to grow; the parser keeps going with a
+        // placeholder.
+        match self.doc.push_node(data) {
+            Some(id) => {
+                if !self.depths.of.is_empty() {
+                    self.depths.of.push(0);
+                }
+                id
+            }
+            None => NodeId::DOCUMENT,
+        }
     }
-    fn local_name(&self) -> &LocalName {
-        &self.local
+
+    /// The depth of a node, counted up to `MAX_DEPTH + 1` (deeper does not
+    /// matter).
+    fn depth(&self, id: NodeId) -> u32 {
+        match self.depths.of.get(id.index()) {
+            Some(&d) => d.min(MAX_DEPTH + 1),
+            None => depth_of(&self.doc, id),
+        }
+    }
+
+    /// Where an element may hang when the parser puts it under `parent`:
+    /// like Chromium, nothing goes below [`MAX_DEPTH`]; a deeper element
+    /// becomes a child of the ancestor at the limit instead (so it lands
+    /// as a sibling of the deep chain's last element).
+    fn clamp_parent(&self, parent: NodeId) -> NodeId {
+        let depth = self.depth(parent);
+        if depth < MAX_DEPTH {
+            return parent;
+        }
+        let mut at = parent;
+        for _ in MAX_DEPTH - 1..depth {
+            match self.doc.nodes[at.index()].parent {
+                Some(p) => at = p,
+                None => break,
+            }
+        }
+        at
+    }
+
+    /// Takes a node out of the tree, to the top of a tree of its own.
+    fn detach(&mut self, id: NodeId) {
+        if self.doc.nodes[id.index()].parent.is_some() {
+            unlink(&mut self.doc, id);
+            self.placed_at(id);
+        }
+    }
+
+    fn link_last(&mut self, parent: NodeId, child: NodeId) {
+        link_last(&mut self.doc, parent, child);
+        self.placed_at(child);
+    }
+
+    fn link_before(&mut self, sibling: NodeId, child: NodeId) {
+        link_before(&mut self.doc, sibling, child);
+        self.placed_at(child);
+    }
+
+    /// Sets the depth of `id` where it now is, and its descendants' when
+    /// it moved with them.
+    fn placed_at(&mut self, id: NodeId) {
+        if self.depths.of.is_empty() {
+            return;
+        }
+        let depth = self.doc.nodes[id.index()].parent.map_or(0, |p| self.depths.of[p.index()].saturating_add(1));
+        if self.depths.of[id.index()] == depth {
+            return;
+        }
+        self.depths.of[id.index()] = depth;
+        if self.doc.nodes[id.index()].first_child.is_none() {
+            return;
+        }
+        let allowed = MOVE_BUDGET_BASE + MOVE_BUDGET_PER_NODE * self.doc.nodes.len();
+        for d in self.doc.descendants(id).skip(1) {
+            self.depths.moved += 1;
+            if self.depths.moved > allowed {
+                self.depths.of = Vec::new();
+                return;
+            }
+            let parent = self.doc.nodes[d.index()].parent.map_or(0, |p| self.depths.of[p.index()]);
+            self.depths.of[d.index()] = parent.saturating_add(1);
+        }
+    }
+
+    /// Whether a node is an element.
+    fn is_element(&self, id: NodeId) -> bool {
+        matches!(self.doc.nodes[id.index()].data, NodeData::Element(_))
     }
 }
 
 impl ArenaSink {
-    pub(crate) fn new(doc: Document) -> ArenaSink {
+    /// A sink building into `doc` (empty but for its root), for a page of
+    /// `bytes` bytes of text (the arena is sized for it).
+    pub(crate) fn new(mut doc: Document, bytes: usize) -> ArenaSink {
+        // Real pages have a node per 34-150 bytes (52 at the median).
+        doc.nodes.reserve(bytes / 48);
+        let depths = Depths { of: vec![0; doc.nodes.len()], moved: 0 };
         ArenaSink {
-            doc: RefCell::new(doc),
+            tree: RefCell::new(Tree { doc, depths }),
+            atoms: RefCell::new(FxHashMap::default()),
             parse_errors: Cell::new(0),
             kept_errors: RefCell::new(Vec::new()),
             current: Cell::new(None),
@@ -57,14 +188,14 @@ impl ArenaSink {
     /// (counted up to `MAX_DEPTH + 1`).
     pub(crate) fn current(&self) -> Option<(NodeId, u32)> {
         let id = self.current.get()?;
-        Some((id, depth_of(&self.doc.borrow(), id)))
+        Some((id, self.tree.borrow().depth(id)))
     }
 
     /// The local name of an element as its end tag would spell it (ASCII
     /// lower case), and whether it is an HTML element; `None` for other
     /// nodes.
     pub(crate) fn element_name(&self, id: NodeId) -> Option<(LocalName, bool)> {
-        match &self.doc.borrow().nodes[id.index()].data {
+        match &self.tree.borrow().doc.nodes[id.index()].data {
             NodeData::Element(e) => {
                 let name = if e.name.local.bytes().any(|b| b.is_ascii_uppercase()) {
                     LocalName::from(e.name.local.to_ascii_lowercase())
@@ -78,27 +209,19 @@ impl ArenaSink {
     }
 
     /// Records that `child` was just inserted: the parser's likely current
-    /// node.
-    fn placed(&self, child: NodeId) {
-        let doc = self.doc.borrow();
-        if let NodeData::Element(e) = &doc.nodes[child.index()].data
+    /// node, unless it is a void element (never on the parser's stack).
+    fn placed(&self, tree: &Tree, child: NodeId) {
+        if let NodeData::Element(e) = &tree.doc.nodes[child.index()].data
             && !(e.is_html_element() && is_void(&e.name.local))
         {
             self.current.set(Some(child));
         }
     }
-
-    fn push(&self, data: NodeData) -> NodeId {
-        // Past u32::MAX nodes (over 4 billion, far beyond any input whittle
-        // accepts) the arena refuses to grow; the parser keeps going with a
-        // placeholder.
-        self.doc.borrow_mut().push_node(data).unwrap_or(NodeId::DOCUMENT)
-    }
 }
 
 /// The depth of a node below the root of its tree (the document, a
 /// template's contents or a detached subtree's top), counted up to
-/// `MAX_DEPTH + 1` (deeper does not matter).
+/// `MAX_DEPTH + 1` (deeper does not matter), by walking its ancestors.
 pub(super) fn depth_of(doc: &Document, id: NodeId) -> u32 {
     let mut depth = 0;
     let mut at = id;
@@ -110,25 +233,6 @@ pub(super) fn depth_of(doc: &Document, id: NodeId) -> u32 {
         at = p;
     }
     depth
-}
-
-/// Where an element may hang when the parser puts it under `parent`: like
-/// Chromium, nothing goes below [`MAX_DEPTH`]; a deeper element becomes a
-/// child of the ancestor at the limit instead (so it lands as a sibling of
-/// the deep chain's last element).
-fn clamp_parent(doc: &Document, parent: NodeId) -> NodeId {
-    let depth = depth_of(doc, parent);
-    if depth < MAX_DEPTH {
-        return parent;
-    }
-    let mut at = parent;
-    for _ in MAX_DEPTH - 1..depth {
-        match doc.nodes[at.index()].parent {
-            Some(p) => at = p,
-            None => break,
-        }
-    }
-    at
 }
 
 /// Void elements: the parser never pushes them on its stack.
@@ -163,12 +267,12 @@ fn convert_attrs(attrs: Vec<Attribute>) -> Vec<Attr> {
 }
 
 impl TreeSink for ArenaSink {
-    type Handle = NodeId;
+    type Handle = Handle;
     type Output = Document;
-    type ElemName<'a> = SinkName;
+    type ElemName<'a> = ExpandedName<'a>;
 
     fn finish(self) -> Document {
-        let mut doc = self.doc.into_inner();
+        let mut doc = self.tree.into_inner().doc;
         let count = self.parse_errors.get();
         if count > 0 {
             let examples = self.kept_errors.into_inner().join("; ");
@@ -188,75 +292,70 @@ impl TreeSink for ArenaSink {
         }
     }
 
-    fn get_document(&self) -> NodeId {
-        NodeId::DOCUMENT
+    fn get_document(&self) -> Handle {
+        Handle::other(NodeId::DOCUMENT)
     }
 
-    fn elem_name<'a>(&'a self, target: &'a NodeId) -> SinkName {
-        let doc = self.doc.borrow();
-        match &doc.nodes[target.index()].data {
-            NodeData::Element(e) => SinkName { ns: e.name.ns.clone(), local: e.name.local.clone() },
-            // The tree builder only asks for element names; answer something
-            // harmless rather than panic if that promise is ever broken.
-            _ => SinkName { ns: Namespace::from(""), local: LocalName::from("") },
-        }
+    fn elem_name<'a>(&'a self, target: &'a Handle) -> ExpandedName<'a> {
+        ExpandedName { ns: &target.ns, local: &target.local }
     }
 
-    fn create_element(&self, name: QualName, attrs: Vec<Attribute>, flags: ElementFlags) -> NodeId {
-        let is_template = flags.template;
-        let id = self.push(NodeData::Element(Element::new(name, convert_attrs(attrs))));
-        if is_template {
-            let contents = self.push(NodeData::Fragment);
-            if let NodeData::Element(e) = &mut self.doc.borrow_mut().nodes[id.index()].data {
+    fn create_element(&self, name: QualName, attrs: Vec<Attribute>, flags: ElementFlags) -> Handle {
+        let mut tree = self.tree.borrow_mut();
+        let (ns, local) = (name.ns.clone(), name.local.clone());
+        let mut atoms = self.atoms.borrow_mut();
+        let mut atom = |text: &str| match atoms.get(text) {
+            Some(a) => a.clone(),
+            None => {
+                let a = LocalName::from(text);
+                atoms.insert(text.into(), a.clone());
+                a
+            }
+        };
+        let id = tree.push(NodeData::Element(Element::with_atoms(name, convert_attrs(attrs), &mut atom)));
+        if flags.template {
+            let contents = tree.push(NodeData::Fragment);
+            if let NodeData::Element(e) = &mut tree.doc.nodes[id.index()].data {
                 e.template_contents = Some(contents);
             }
         }
-        id
+        Handle { id, ns, local }
     }
 
-    fn create_comment(&self, text: StrTendril) -> NodeId {
-        self.push(NodeData::Comment(String::from(&*text)))
+    fn create_comment(&self, text: StrTendril) -> Handle {
+        Handle::other(self.tree.borrow_mut().push(NodeData::Comment(String::from(&*text))))
     }
 
-    fn create_pi(&self, _target: StrTendril, _data: StrTendril) -> NodeId {
-        self.push(NodeData::ProcessingInstruction)
+    fn create_pi(&self, _target: StrTendril, _data: StrTendril) -> Handle {
+        Handle::other(self.tree.borrow_mut().push(NodeData::ProcessingInstruction))
     }
 
-    fn append(&self, parent: &NodeId, child: NodeOrText<NodeId>) {
-        let mut doc = self.doc.borrow_mut();
+    fn append(&self, parent: &Handle, child: NodeOrText<Handle>) {
+        let mut tree = self.tree.borrow_mut();
         match child {
             NodeOrText::AppendNode(node) => {
-                unlink(&mut doc, node);
-                let parent = if matches!(doc.nodes[node.index()].data, NodeData::Element(_)) {
-                    clamp_parent(&doc, *parent)
-                } else {
-                    *parent
-                };
-                link_last(&mut doc, parent, node);
-                drop(doc);
-                self.placed(node);
+                // Linking it sets its (and its subtree's) depths anew.
+                unlink(&mut tree.doc, node.id);
+                let parent = if tree.is_element(node.id) { tree.clamp_parent(parent.id) } else { parent.id };
+                tree.link_last(parent, node.id);
+                self.placed(&tree, node.id);
             }
             NodeOrText::AppendText(text) => {
-                if let Some(last) = doc.nodes[parent.index()].last_child
-                    && let NodeData::Text(existing) = &mut doc.nodes[last.index()].data
+                let parent = parent.id;
+                if let Some(last) = tree.doc.nodes[parent.index()].last_child
+                    && let NodeData::Text(existing) = &mut tree.doc.nodes[last.index()].data
                 {
                     existing.push_str(&text);
                     return;
                 }
-                drop(doc);
-                let id = self.push(NodeData::Text(String::from(&*text)));
-                link_last(&mut self.doc.borrow_mut(), *parent, id);
+                let id = tree.push(NodeData::Text(String::from(&*text)));
+                tree.link_last(parent, id);
             }
         }
     }
 
-    fn append_based_on_parent_node(
-        &self,
-        element: &NodeId,
-        prev_element: &NodeId,
-        child: NodeOrText<NodeId>,
-    ) {
-        let has_parent = self.doc.borrow().nodes[element.index()].parent.is_some();
+    fn append_based_on_parent_node(&self, element: &Handle, prev_element: &Handle, child: NodeOrText<Handle>) {
+        let has_parent = self.tree.borrow().doc.nodes[element.id.index()].parent.is_some();
         if has_parent {
             self.append_before_sibling(element, child);
         } else {
@@ -265,18 +364,20 @@ impl TreeSink for ArenaSink {
     }
 
     fn append_doctype_to_document(&self, _name: StrTendril, _public: StrTendril, _system: StrTendril) {
-        let id = self.push(NodeData::Doctype);
-        link_last(&mut self.doc.borrow_mut(), NodeId::DOCUMENT, id);
+        let mut tree = self.tree.borrow_mut();
+        let id = tree.push(NodeData::Doctype);
+        tree.link_last(NodeId::DOCUMENT, id);
     }
 
-    fn get_template_contents(&self, target: &NodeId) -> NodeId {
-        let contents = match &self.doc.borrow().nodes[target.index()].data {
+    fn get_template_contents(&self, target: &Handle) -> Handle {
+        let mut tree = self.tree.borrow_mut();
+        let contents = match &tree.doc.nodes[target.id.index()].data {
             NodeData::Element(e) => e.template_contents,
             _ => None,
         };
         // Only templates are asked for; a fresh fragment keeps a broken
         // promise harmless.
-        contents.unwrap_or_else(|| self.push(NodeData::Fragment))
+        Handle::other(contents.unwrap_or_else(|| tree.push(NodeData::Fragment)))
     }
 
     /// HTML §13.2.6.5's "HTML integration point": a MathML `annotation-xml`
@@ -284,63 +385,61 @@ impl TreeSink for ArenaSink {
     /// condition html5ever's element flags carry), read from the element's
     /// attributes. Without it, HTML inside such an element was parsed as
     /// MathML (found by the `tree_builder` fuzz target).
-    fn is_mathml_annotation_xml_integration_point(&self, handle: &NodeId) -> bool {
-        use html5ever::{local_name, ns};
-        match &self.doc.borrow().nodes[handle.index()].data {
-            NodeData::Element(e) => {
-                e.name.ns == ns!(mathml)
-                    && e.name.local == local_name!("annotation-xml")
-                    && e.attrs.iter().any(|a| {
-                        a.name.ns == ns!()
-                            && a.name.local == local_name!("encoding")
-                            && (a.value.eq_ignore_ascii_case("text/html")
-                                || a.value.eq_ignore_ascii_case("application/xhtml+xml"))
-                    })
-            }
+    fn is_mathml_annotation_xml_integration_point(&self, handle: &Handle) -> bool {
+        if handle.ns != ns!(mathml) || handle.local != local_name!("annotation-xml") {
+            return false;
+        }
+        match &self.tree.borrow().doc.nodes[handle.id.index()].data {
+            NodeData::Element(e) => e.attrs.iter().any(|a| {
+                a.name.ns == ns!()
+                    && a.name.local == local_name!("encoding")
+                    && (a.value.eq_ignore_ascii_case("text/html") || a.value.eq_ignore_ascii_case("application/xhtml+xml"))
+            }),
             _ => false,
         }
     }
 
-    fn same_node(&self, x: &NodeId, y: &NodeId) -> bool {
-        x == y
+    fn same_node(&self, x: &Handle, y: &Handle) -> bool {
+        x.id == y.id
     }
 
     fn set_quirks_mode(&self, mode: QuirksMode) {
-        self.doc.borrow_mut().quirks = mode == QuirksMode::Quirks;
+        self.tree.borrow_mut().doc.quirks = mode == QuirksMode::Quirks;
     }
 
-    fn append_before_sibling(&self, sibling: &NodeId, new_node: NodeOrText<NodeId>) {
-        let mut doc = self.doc.borrow_mut();
+    fn append_before_sibling(&self, sibling: &Handle, new_node: NodeOrText<Handle>) {
+        let mut tree = self.tree.borrow_mut();
+        let sibling = sibling.id;
         match new_node {
             NodeOrText::AppendNode(node) => {
-                unlink(&mut doc, node);
-                let deep = doc.nodes[sibling.index()].parent.is_some_and(|p| depth_of(&doc, p) >= MAX_DEPTH);
-                if deep && matches!(doc.nodes[node.index()].data, NodeData::Element(_)) {
-                    let parent = doc.nodes[sibling.index()].parent.map_or(NodeId::DOCUMENT, |p| clamp_parent(&doc, p));
-                    link_last(&mut doc, parent, node);
+                let node = node.id;
+                unlink(&mut tree.doc, node);
+                let parent = tree.doc.nodes[sibling.index()].parent;
+                let deep = parent.is_some_and(|p| tree.depth(p) >= MAX_DEPTH);
+                if deep && tree.is_element(node) {
+                    let parent = parent.map_or(NodeId::DOCUMENT, |p| tree.clamp_parent(p));
+                    tree.link_last(parent, node);
                 } else {
-                    link_before(&mut doc, *sibling, node);
+                    tree.link_before(sibling, node);
                 }
-                drop(doc);
-                self.placed(node);
+                self.placed(&tree, node);
             }
             NodeOrText::AppendText(text) => {
-                if let Some(prev) = doc.nodes[sibling.index()].prev_sibling
-                    && let NodeData::Text(existing) = &mut doc.nodes[prev.index()].data
+                if let Some(prev) = tree.doc.nodes[sibling.index()].prev_sibling
+                    && let NodeData::Text(existing) = &mut tree.doc.nodes[prev.index()].data
                 {
                     existing.push_str(&text);
                     return;
                 }
-                drop(doc);
-                let id = self.push(NodeData::Text(String::from(&*text)));
-                link_before(&mut self.doc.borrow_mut(), *sibling, id);
+                let id = tree.push(NodeData::Text(String::from(&*text)));
+                tree.link_before(sibling, id);
             }
         }
     }
 
-    fn add_attrs_if_missing(&self, target: &NodeId, attrs: Vec<Attribute>) {
-        let mut doc = self.doc.borrow_mut();
-        if let NodeData::Element(e) = &mut doc.nodes[target.index()].data {
+    fn add_attrs_if_missing(&self, target: &Handle, attrs: Vec<Attribute>) {
+        let mut tree = self.tree.borrow_mut();
+        if let NodeData::Element(e) = &mut tree.doc.nodes[target.id.index()].data {
             let mut present: std::collections::HashSet<QualName> = e.attrs.iter().map(|a| a.name.clone()).collect();
             for a in attrs {
                 if present.insert(a.name.clone()) {
@@ -354,25 +453,25 @@ impl TreeSink for ArenaSink {
     /// The parser's form element pointer: `target` belongs to `form` even
     /// when it does not end up inside it (a `<form>` directly in a
     /// `<table>` is closed at once, the rows' controls are still its).
-    fn associate_with_form(&self, target: &NodeId, form: &NodeId, _nodes: (&NodeId, Option<&NodeId>)) {
-        self.doc.borrow_mut().form.set_parser_owner(*target, *form);
+    fn associate_with_form(&self, target: &Handle, form: &Handle, _nodes: (&Handle, Option<&Handle>)) {
+        self.tree.borrow_mut().doc.form.set_parser_owner(target.id, form.id);
     }
 
-    fn pop(&self, node: &NodeId) {
-        let parent = self.doc.borrow().nodes[node.index()].parent;
+    fn pop(&self, node: &Handle) {
+        let parent = self.tree.borrow().doc.nodes[node.id.index()].parent;
         self.current.set(parent);
     }
 
-    fn remove_from_parent(&self, target: &NodeId) {
-        unlink(&mut self.doc.borrow_mut(), *target);
+    fn remove_from_parent(&self, target: &Handle) {
+        self.tree.borrow_mut().detach(target.id);
     }
 
-    fn reparent_children(&self, node: &NodeId, new_parent: &NodeId) {
-        let mut doc = self.doc.borrow_mut();
-        let new_parent = clamp_parent(&doc, *new_parent);
-        while let Some(child) = doc.nodes[node.index()].first_child {
-            unlink(&mut doc, child);
-            link_last(&mut doc, new_parent, child);
+    fn reparent_children(&self, node: &Handle, new_parent: &Handle) {
+        let mut tree = self.tree.borrow_mut();
+        let new_parent = tree.clamp_parent(new_parent.id);
+        while let Some(child) = tree.doc.nodes[node.id.index()].first_child {
+            unlink(&mut tree.doc, child);
+            tree.link_last(new_parent, child);
         }
     }
 }

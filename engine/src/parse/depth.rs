@@ -14,11 +14,11 @@ use html5ever::tokenizer::{Tag, TagKind, Token, TokenSink, TokenSinkResult};
 use html5ever::tree_builder::TreeBuilder;
 use html5ever::{LocalName, local_name};
 
-use crate::dom::{ArenaSink, MAX_DEPTH, NodeId, is_void};
+use crate::dom::{ArenaSink, Handle, MAX_DEPTH, is_void};
 
 /// Sits between the tokenizer and the tree builder.
 pub(crate) struct DepthGuard {
-    pub(crate) builder: TreeBuilder<NodeId, ArenaSink>,
+    pub(crate) builder: TreeBuilder<Handle, ArenaSink>,
     pub(crate) flattened: Cell<usize>,
 }
 
@@ -46,9 +46,9 @@ fn never_close(name: &LocalName, html: bool) -> bool {
 }
 
 impl TokenSink for DepthGuard {
-    type Handle = NodeId;
+    type Handle = Handle;
 
-    fn process_token(&self, token: Token, line_number: u64) -> TokenSinkResult<NodeId> {
+    fn process_token(&self, token: Token, line_number: u64) -> TokenSinkResult<Handle> {
         if let Token::TagToken(tag) = &token
             && tag.kind == TagKind::StartTag
             && !tag.self_closing

@@ -107,7 +107,7 @@ fn parse_str_inner(
     };
     let builder_opts = TreeBuilderOpts { scripting_enabled: options.scripting, ..Default::default() };
     let guard = depth::DepthGuard {
-        builder: TreeBuilder::new(ArenaSink::new(doc), builder_opts),
+        builder: TreeBuilder::new(ArenaSink::new(doc, text.len()), builder_opts),
         flattened: Cell::new(0),
     };
     let tokenizer = Tokenizer::new(guard, TokenizerOpts::default());
