@@ -113,6 +113,12 @@ impl O200k {
         if n <= 1 || self.rank(piece).is_some() {
             return n.min(1);
         }
+        if n <= SHORT_PIECE { self.short_piece_count(piece) } else { self.long_piece_count(piece) }
+    }
+
+    /// [`O200k::piece_count`] of a long piece (not a token itself).
+    fn long_piece_count(&self, piece: &[u8]) -> usize {
+        let n = piece.len();
         // Parts are named by their first byte: `next[s]` is where the part
         // at `s` ends, `prev[s]` where the one before it starts.
         let mut next: Vec<usize> = (1..=n).collect();
@@ -147,7 +153,56 @@ impl O200k {
         }
         parts
     }
+
+    /// [`O200k::piece_count`] of a piece of at most [`SHORT_PIECE`] bytes
+    /// (nearly every piece that is not a token itself), with the same
+    /// merges in the same order, on the stack: each round merges the
+    /// lowest-ranked adjacent pair, the leftmost on a tie.
+    fn short_piece_count(&self, piece: &[u8]) -> usize {
+        let n = piece.len();
+        // Part `i` is `piece[starts[i]..starts[i + 1]]`; `ranks[i]` is the
+        // rank of part `i` joined with part `i + 1` (`u32::MAX`: none).
+        let mut starts = [0usize; SHORT_PIECE + 1];
+        let mut ranks = [u32::MAX; SHORT_PIECE];
+        for (i, s) in starts.iter_mut().enumerate().take(n + 1) {
+            *s = i;
+        }
+        let mut parts = n;
+        let pair = |starts: &[usize; SHORT_PIECE + 1], i: usize| self.rank(&piece[starts[i]..starts[i + 2]]).unwrap_or(u32::MAX);
+        for i in 0..parts - 1 {
+            ranks[i] = pair(&starts, i);
+        }
+        while parts > 1 {
+            let mut at = 0;
+            for i in 1..parts - 1 {
+                if ranks[i] < ranks[at] {
+                    at = i;
+                }
+            }
+            if ranks[at] == u32::MAX {
+                break;
+            }
+            // Parts `at` and `at + 1` become one; the boundary between them
+            // goes, and the pairs after them move down by one.
+            starts.copy_within(at + 2..=parts, at + 1);
+            if at + 2 < parts {
+                ranks.copy_within(at + 2..parts - 1, at + 1);
+            }
+            parts -= 1;
+            if at + 1 < parts {
+                ranks[at] = pair(&starts, at);
+            }
+            if at > 0 {
+                ranks[at - 1] = pair(&starts, at - 1);
+            }
+        }
+        parts
+    }
 }
+
+/// Pieces up to this many bytes are merged on the stack, longer ones
+/// with a heap of candidate pairs.
+const SHORT_PIECE: usize = 32;
 
 include!("o200k_hash.rs");
 
@@ -219,6 +274,13 @@ mod tests {
     }
 
     proptest::proptest! {
+        #[test]
+        fn short_pieces_merge_as_long_ones_do(piece in proptest::collection::vec(proptest::sample::select(&b" etaoinshrdlu.,\xc3\xa9\xe2\x80\x9d"[..]), 2..=SHORT_PIECE), repeat in proptest::collection::vec(proptest::sample::select(&b"=-ab"[..]), 2..=SHORT_PIECE)) {
+            let ours = O200k::get().unwrap_or_else(|| panic!("the embedded table does not load"));
+            proptest::prop_assert_eq!(ours.short_piece_count(&piece), ours.long_piece_count(&piece));
+            proptest::prop_assert_eq!(ours.short_piece_count(&repeat), ours.long_piece_count(&repeat));
+        }
+
         #[test]
         fn any_text_counts_as_tiktoken_counts(text in "[a-zA-Z0-9 ',.!?&”€漢ёé🙂\n\t-]{0,120}|\\PC{0,60}") {
             let ours = O200k::get().unwrap_or_else(|| panic!("the embedded table does not load"));

@@ -190,7 +190,8 @@ fn word_cost(ascii_letters: u32, other: u32) -> u32 {
 
 /// The estimate in hundredths of a token.
 fn hundredths(text: &str) -> u32 {
-    let chars: Vec<char> = text.chars().collect();
+    // Lines are short: their characters fit on the stack.
+    let chars: smallvec::SmallVec<[char; 256]> = text.chars().collect();
     let mut total: u32 = 0;
     let mut i = 0;
     while i < chars.len() {
