@@ -115,7 +115,7 @@ pub use render::{Envelope, Observation, render};
 pub use text::fnv1a;
 pub use semantics::{AxNode, Semantics, compute_semantics};
 pub use style::{
-    COMPUTED_PROPERTIES, CascadeOptions, ComputedStyle, Selector, SelectorError, Styles, StylesheetText, Veil, Viewport, cascade, linked_stylesheet_urls, stylesheet_imports, MAX_IMPORT_DEPTH,
+    COMPUTED_PROPERTIES, CascadeOptions, ComputedStyle, Selector, SelectorError, SheetCache, Styles, StylesheetText, Veil, Viewport, cascade, linked_stylesheet_urls, stylesheet_imports, MAX_IMPORT_DEPTH,
 };
 pub use text::collapse_whitespace;
 pub use tree::{AxTree, RefTable, build_tree};

@@ -169,6 +169,15 @@ pub(crate) struct Sheets<'a> {
     pub(crate) cut: usize,
 }
 
+impl Sheets<'_> {
+    /// What reading a sheet can leave behind here: layers declared and
+    /// imports read, missed or cut. A sheet that left it unchanged read
+    /// the same whatever else the cascade reads (see [`SheetCache`](super::SheetCache)).
+    pub(crate) fn marks(&self) -> (usize, usize, usize, usize) {
+        (self.layers.layers.len(), self.imports_read, self.missing, self.cut)
+    }
+}
+
 /// Reads a stylesheet with no imports and no layers of note (whittle's own).
 pub(crate) fn parse_sheet(text: &str, env: &MediaEnv) -> ParsedSheet {
     let mut sheets = Sheets::default();

@@ -104,6 +104,41 @@ fn linked_sheets_apply_where_linked() {
 }
 
 #[test]
+fn a_sheet_cache_reads_a_linked_sheet_once_and_answers_as_reading_does() {
+    let options = crate::ParseOptions { url: url::Url::parse("https://x.test/p/").ok(), ..Default::default() };
+    let doc = parse(b"<link rel=stylesheet href=a.css><p id=t class=n>t</p><p id=u>u", &options);
+    let cache = SheetCache::default();
+    let with = |text: &str, width: u32| {
+        let stylesheets = vec![StylesheetText { url: Some("https://x.test/p/a.css".into()), text: text.into() }];
+        let viewport = Viewport { width, ..Viewport::default() };
+        let cached = cascade(&doc, &CascadeOptions { stylesheets: stylesheets.clone(), viewport, sheet_cache: Some(cache.clone()), ..Default::default() });
+        let plain = cascade(&doc, &CascadeOptions { stylesheets, viewport, ..Default::default() });
+        for id in ["t", "u"] {
+            assert_eq!(cached.get(by_id(&doc, id)), plain.get(by_id(&doc, id)), "{text} at {width}px: #{id}");
+        }
+        (cached.is_visible(by_id(&doc, "t")), cached.is_visible(by_id(&doc, "u")))
+    };
+    let kept = |cache: &SheetCache| cache.0.lock().map(|c| c.len()).unwrap_or(usize::MAX);
+    let sheet = ".n{display:none} @media (max-width: 600px) { #u{display:none} }";
+    assert_eq!(with(sheet, 1280), (false, true));
+    assert_eq!(kept(&cache), 1);
+    // Read again from the cache: the same answer.
+    assert_eq!(with(sheet, 1280), (false, true));
+    assert_eq!(kept(&cache), 1);
+    // Another viewport evaluates its media queries anew.
+    assert_eq!(with(sheet, 500), (false, false));
+    assert_eq!(kept(&cache), 2);
+    // The same URL with a new text is read anew.
+    assert_eq!(with("#u{display:none}", 1280), (true, false));
+    // A sheet with layers or imports depends on the rest of the cascade:
+    // it is read every time and never kept.
+    let before = kept(&cache);
+    assert_eq!(with("@layer base { .n{display:none} }", 1280), (false, true));
+    assert_eq!(with("@import url(b.css); .n{display:none}", 1280), (false, true));
+    assert_eq!(kept(&cache), before);
+}
+
+#[test]
 fn pseudo_elements_and_inheritance() {
     let (doc, s) = styled(
         "<style>.b::before{content:'x'} .a::after{content:attr(title)} .n::before{content:none}

@@ -112,7 +112,8 @@ impl StaticPage {
                 _ => break (again, response, document),
             }
         };
-        let mut cascade_options = CascadeOptions { viewport: self.viewport, ..CascadeOptions::default() };
+        let mut cascade_options =
+            CascadeOptions { viewport: self.viewport, sheet_cache: Some(self.fetcher.parsed_sheets()), ..CascadeOptions::default() };
         let hrefs = linked_stylesheet_urls(&document, &cascade_options);
         let (sheets, problems) = self.fetcher.fetch_stylesheets(&hrefs, &cascade_options).await;
         cascade_options.stylesheets = sheets;
