@@ -308,6 +308,9 @@ pub struct Fetcher {
     limits: Limits,
     hop_check: Option<HopCheck>,
     sheets: Arc<Mutex<SheetCache>>,
+    /// The same sheets as the engine read them, so that a site's pages
+    /// do not parse its sheets again (cascades of this session share it).
+    parsed: whittle_engine::SheetCache,
 }
 
 /// The most bytes of stylesheet text one [`Fetcher`] (and its clones) keep.
@@ -315,47 +318,99 @@ const SHEET_CACHE_BYTES: usize = 16 * 1024 * 1024;
 
 /// Stylesheets already fetched by one browsing session, by URL: a site's
 /// pages share their sheets, which are not fetched again for each page.
-/// Sheets the server says not to keep (`Cache-Control: no-store`,
-/// `no-cache`, `max-age=0`) are not kept; the oldest go first past
-/// [`SHEET_CACHE_BYTES`].
+/// A sheet the server says to check before reuse (`Cache-Control:
+/// no-cache`, `max-age=0`) is kept with its validators (`ETag`,
+/// `Last-Modified`) and asked for again conditionally: a `304 Not
+/// Modified` reuses it without its body. Sheets it says not to keep
+/// (`no-store`, or no validator to check them by) are not kept; the oldest
+/// go first past [`SHEET_CACHE_BYTES`].
 #[derive(Debug, Default)]
 struct SheetCache {
-    by_url: HashMap<String, Arc<str>>,
+    by_url: HashMap<String, Kept>,
     order: VecDeque<String>,
     bytes: usize,
 }
 
+/// A kept sheet: its text, and the validators to check it by first, when
+/// the server asked for that.
+#[derive(Debug, Clone)]
+struct Kept {
+    text: Arc<str>,
+    check: Option<Validators>,
+}
+
+/// What a conditional request sends back: the `ETag` and `Last-Modified`
+/// the server gave.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct Validators {
+    etag: Option<String>,
+    last_modified: Option<String>,
+}
+
 impl SheetCache {
-    fn get(&self, url: &Url) -> Option<Arc<str>> {
+    fn get(&self, url: &Url) -> Option<Kept> {
         self.by_url.get(url.as_str()).cloned()
     }
 
-    fn put(&mut self, url: &Url, text: Arc<str>) {
-        if text.len() > SHEET_CACHE_BYTES / 4 || self.by_url.contains_key(url.as_str()) {
+    fn put(&mut self, url: &Url, kept: Kept) {
+        if kept.text.len() > SHEET_CACHE_BYTES / 4 {
             return;
         }
-        self.bytes += text.len();
-        self.by_url.insert(url.as_str().to_owned(), text);
-        self.order.push_back(url.as_str().to_owned());
+        match self.by_url.insert(url.as_str().to_owned(), kept.clone()) {
+            // Checked again (a new text, or new validators): in its place.
+            Some(old) => {
+                self.bytes = self.bytes - old.text.len() + kept.text.len();
+            }
+            None => {
+                self.bytes += kept.text.len();
+                self.order.push_back(url.as_str().to_owned());
+            }
+        }
         while self.bytes > SHEET_CACHE_BYTES
             && let Some(old) = self.order.pop_front()
         {
-            if let Some(t) = self.by_url.remove(&old) {
-                self.bytes -= t.len();
+            if let Some(k) = self.by_url.remove(&old) {
+                self.bytes -= k.text.len();
             }
         }
     }
 }
 
-/// Whether a response may be kept for the session's later pages.
-fn keepable(headers: &[(String, String)]) -> bool {
-    !headers.iter().any(|(name, value)| {
-        name.eq_ignore_ascii_case("cache-control")
-            && value.split(',').any(|d| {
-                let d = d.trim().to_ascii_lowercase();
-                d == "no-store" || d == "no-cache" || d.replace(' ', "") == "max-age=0"
-            })
-    })
+/// How a response may be kept for the session's later pages: as it is
+/// (`Some(None)`), checked by its validators before each reuse
+/// (`Some(Some(_))`), or not at all.
+fn keeping(headers: &[(String, String)]) -> Option<Option<Validators>> {
+    // A validator is sent back as a header: only one that is a valid
+    // header value is kept.
+    let header = |name: &str| {
+        headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.trim().to_owned())
+            .filter(|v| !v.is_empty() && v.bytes().all(|b| (0x20..0x7f).contains(&b)))
+    };
+    let (mut store, mut check) = (true, false);
+    for (name, value) in headers {
+        if !name.eq_ignore_ascii_case("cache-control") {
+            continue;
+        }
+        for d in value.split(',') {
+            let d = d.trim().to_ascii_lowercase();
+            if d == "no-store" {
+                store = false;
+            } else if d == "no-cache" || d.replace(' ', "") == "max-age=0" {
+                check = true;
+            }
+        }
+    }
+    if !store {
+        return None;
+    }
+    if !check {
+        return Some(None);
+    }
+    let validators = Validators { etag: header("etag"), last_modified: header("last-modified") };
+    (validators != Validators::default()).then_some(Some(validators))
 }
 
 impl fmt::Debug for Fetcher {
@@ -402,7 +457,7 @@ impl Fetcher {
             builder = builder.no_proxy().dns_resolver(GuardedResolver::new(policy));
         }
         let client = builder.build().map_err(|e| FetchError::Client(error_chain(&e)))?;
-        Ok(Fetcher { client, jar, limits, hop_check, sheets: Arc::default() })
+        Ok(Fetcher { client, jar, limits, hop_check, sheets: Arc::default(), parsed: whittle_engine::SheetCache::default() })
     }
 
     /// Every cookie the session's jar holds (expired ones left out).
@@ -498,24 +553,41 @@ impl Fetcher {
         (sheets, problems)
     }
 
+    /// Where this session's cascades keep the linked sheets they read
+    /// ([`CascadeOptions::sheet_cache`]).
+    pub fn parsed_sheets(&self) -> whittle_engine::SheetCache {
+        self.parsed.clone()
+    }
+
     /// Fetches one level of stylesheets in parallel (or from the cache), in
     /// the order of `urls`.
     async fn fetch_level(&self, urls: &[Url], deadline: Instant) -> (Vec<StylesheetText>, Vec<String>) {
         let mut problems = Vec::new();
         let mut results: Vec<Option<Result<StylesheetText, String>>> = Vec::with_capacity(urls.len());
+        // Kept sheets are used as they are, or checked first.
+        let mut to_check: Vec<Option<Kept>> = Vec::with_capacity(urls.len());
         {
             let cache = self.sheets.lock().unwrap_or_else(|e| e.into_inner());
-            results.extend(urls.iter().map(|u| {
-                cache.get(u).map(|text| Ok(StylesheetText { url: Some(u.to_string()), text: text.as_ref().to_owned() }))
-            }));
+            for u in urls {
+                match cache.get(u) {
+                    Some(kept) if kept.check.is_none() => {
+                        results.push(Some(Ok(StylesheetText { url: Some(u.to_string()), text: kept.text.as_ref().to_owned() })));
+                        to_check.push(None);
+                    }
+                    kept => {
+                        results.push(None);
+                        to_check.push(kept);
+                    }
+                }
+            }
         }
         let mut tasks = tokio::task::JoinSet::new();
         let mut next = 0;
         loop {
             while tasks.len() < self.limits.sheet_concurrency.max(1) && next < urls.len() {
                 if results[next].is_none() {
-                    let (fetcher, url, index) = (self.clone(), urls[next].clone(), next);
-                    tasks.spawn(async move { (index, fetcher.fetch_stylesheet(url, deadline).await) });
+                    let (fetcher, url, index, kept) = (self.clone(), urls[next].clone(), next, to_check[next].take());
+                    tasks.spawn(async move { (index, fetcher.fetch_stylesheet(url, kept, deadline).await) });
                 }
                 next += 1;
             }
@@ -536,11 +608,21 @@ impl Fetcher {
         (sheets, problems)
     }
 
-    async fn fetch_stylesheet(&self, url: Url, deadline: Instant) -> Result<StylesheetText, String> {
-        let response = self
-            .fetch(Request::get(url.clone()), Kind::Sheet, deadline)
-            .await
-            .map_err(|e| format!("stylesheet skipped: {e}"))?;
+    /// Fetches one stylesheet; `kept`, a copy kept earlier whose server
+    /// asked to check it first: asked for conditionally, and reused on
+    /// `304 Not Modified`.
+    async fn fetch_stylesheet(&self, url: Url, kept: Option<Kept>, deadline: Instant) -> Result<StylesheetText, String> {
+        let check = kept.as_ref().and_then(|k| k.check.as_ref());
+        let response = match tokio::time::timeout_at(deadline, self.follow(Request::get(url.clone()), Kind::Sheet, check)).await {
+            Ok(result) => result,
+            Err(_) => Err(FetchError::Timeout { url: redact(&url), after: self.limits.total_timeout }),
+        }
+        .map_err(|e| format!("stylesheet skipped: {e}"))?;
+        if response.status == 304
+            && let Some(kept) = kept
+        {
+            return Ok(StylesheetText { url: Some(url.to_string()), text: kept.text.as_ref().to_owned() });
+        }
         if !(200..300).contains(&response.status) {
             return Err(format!("stylesheet skipped: {} answered HTTP {}", redact(&url), response.status));
         }
@@ -551,8 +633,8 @@ impl Fetcher {
             return Err(format!("stylesheet skipped: {} is {mime}, not CSS", redact(&url)));
         }
         let text = decode_css(&response.bytes, response.charset.as_deref());
-        if keepable(&response.headers) {
-            self.sheets.lock().unwrap_or_else(|e| e.into_inner()).put(&url, Arc::from(text.as_str()));
+        if let Some(check) = keeping(&response.headers) {
+            self.sheets.lock().unwrap_or_else(|e| e.into_inner()).put(&url, Kept { text: Arc::from(text.as_str()), check });
         }
         Ok(StylesheetText { url: Some(url.to_string()), text })
     }
@@ -560,7 +642,7 @@ impl Fetcher {
     /// One fetch with its redirects, ended at `deadline`.
     async fn fetch(&self, request: Request, kind: Kind, deadline: Instant) -> Result<Response, FetchError> {
         let shown = redact(&request.url);
-        match tokio::time::timeout_at(deadline, self.follow(request, kind)).await {
+        match tokio::time::timeout_at(deadline, self.follow(request, kind, None)).await {
             Ok(result) => result,
             Err(_) => Err(FetchError::Timeout { url: shown, after: self.limits.total_timeout }),
         }
@@ -568,7 +650,9 @@ impl Fetcher {
 
     /// Requests, follows redirects (301/302/303 turn a `POST` into a `GET`
     /// without body, 307/308 keep both), reads the final body.
-    async fn follow(&self, request: Request, kind: Kind) -> Result<Response, FetchError> {
+    /// `check`: the validators of a copy already kept, sent as
+    /// `If-None-Match` and `If-Modified-Since` (a `304` is then the answer).
+    async fn follow(&self, request: Request, kind: Kind, check: Option<&Validators>) -> Result<Response, FetchError> {
         let Request { mut method, mut url, mut body, referrer } = request;
         let first = redact(&url);
         let mut redirects = Vec::new();
@@ -587,7 +671,7 @@ impl Fetcher {
             if !seen.insert((method, key, cookies)) {
                 return Err(FetchError::RedirectLoop { url: redact(&url) });
             }
-            let response = self.send(method, &url, body.as_ref(), referrer.as_ref(), kind).await?;
+            let response = self.send(method, &url, body.as_ref(), referrer.as_ref(), kind, check).await?;
             let status = response.status().as_u16();
             let Some(mut next) = redirect_target(status, &response, &url)? else {
                 return self.read(response, url, method, redirects, kind).await;
@@ -613,6 +697,7 @@ impl Fetcher {
         body: Option<&Body>,
         referrer: Option<&Url>,
         kind: Kind,
+        check: Option<&Validators>,
     ) -> Result<reqwest::Response, FetchError> {
         let accept = match kind {
             Kind::Page => "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8",
@@ -629,6 +714,14 @@ impl Fetcher {
         }
         if let Some(body) = body {
             builder = builder.header(header::CONTENT_TYPE, body.content_type.as_str()).body(body.bytes.clone());
+        }
+        if let Some(v) = check {
+            if let Some(etag) = &v.etag {
+                builder = builder.header(header::IF_NONE_MATCH, etag.as_str());
+            }
+            if let Some(date) = &v.last_modified {
+                builder = builder.header(header::IF_MODIFIED_SINCE, date.as_str());
+            }
         }
         builder.send().await.map_err(|e| self.network_error(url, e))
     }

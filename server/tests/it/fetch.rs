@@ -358,6 +358,56 @@ async fn imported_stylesheets_are_fetched_level_by_level_once_and_kept_for_the_s
 }
 
 #[tokio::test]
+async fn a_sheet_to_check_before_reuse_is_asked_for_by_its_validators() {
+    // v1 until the server's version changes; each sheet says to check it.
+    let version = Arc::new(std::sync::atomic::AtomicU32::new(1));
+    let seen_version = version.clone();
+    let server = Server::start(move |seen| {
+        let v = seen_version.load(std::sync::atomic::Ordering::SeqCst);
+        let etag = format!("\"v{v}\"");
+        match seen.path.as_str() {
+            "/etag.css" if seen.header("if-none-match") == Some(etag.as_str()) => Reply::page(304, "text/css", b""),
+            "/etag.css" => Reply::page(200, "text/css", format!("/* etag v{v} */").as_bytes())
+                .header("Cache-Control", "no-cache")
+                .header("ETag", &etag),
+            "/dated.css" if seen.header("if-modified-since") == Some("Tue, 01 Dec 2026 10:00:00 GMT") && v == 1 => {
+                Reply::page(304, "text/css", b"")
+            }
+            "/dated.css" => Reply::page(200, "text/css", format!("/* dated v{v} */").as_bytes())
+                .header("Cache-Control", "max-age=0")
+                .header("Last-Modified", "Tue, 01 Dec 2026 10:00:00 GMT"),
+            // To check, but nothing to check it by: fetched whole each time.
+            _ => Reply::page(200, "text/css", b"/* bare */").header("Cache-Control", "no-cache"),
+        }
+    })
+    .await;
+    let f = fetcher(Limits::default());
+    let urls = [server.url("/etag.css"), server.url("/dated.css"), server.url("/bare.css")];
+    let texts = |sheets: Vec<whittle_engine::StylesheetText>| sheets.into_iter().map(|s| s.text).collect::<Vec<_>>();
+    let (first, _) = f.fetch_stylesheets(&urls, &Default::default()).await;
+    assert_eq!(texts(first), ["/* etag v1 */", "/* dated v1 */", "/* bare */"]);
+    // The next page asks again, conditionally: unchanged sheets come back
+    // as 304s and are taken from the session's copy.
+    let (second, problems) = f.fetch_stylesheets(&urls, &Default::default()).await;
+    assert!(problems.is_empty(), "{problems:?}");
+    assert_eq!(texts(second), ["/* etag v1 */", "/* dated v1 */", "/* bare */"]);
+    let log = server.log();
+    assert_eq!(log.len(), 6);
+    let conditional: Vec<(&str, Option<&str>, Option<&str>)> =
+        log[3..].iter().map(|r| (r.path.as_str(), r.header("if-none-match"), r.header("if-modified-since"))).collect();
+    assert!(conditional.contains(&("/etag.css", Some("\"v1\""), None)), "{conditional:?}");
+    assert!(conditional.contains(&("/dated.css", None, Some("Tue, 01 Dec 2026 10:00:00 GMT"))), "{conditional:?}");
+    assert!(conditional.contains(&("/bare.css", None, None)), "{conditional:?}");
+    // Changed on the server: the new text, and it is what is kept.
+    version.store(2, std::sync::atomic::Ordering::SeqCst);
+    let (third, _) = f.fetch_stylesheets(&urls, &Default::default()).await;
+    assert_eq!(texts(third), ["/* etag v2 */", "/* dated v2 */", "/* bare */"]);
+    let (fourth, _) = f.fetch_stylesheets(&urls, &Default::default()).await;
+    assert_eq!(texts(fourth), ["/* etag v2 */", "/* dated v2 */", "/* bare */"]);
+    assert_eq!(server.log()[9..].iter().find(|r| r.path == "/etag.css").and_then(|r| r.header("if-none-match")), Some("\"v2\""));
+}
+
+#[tokio::test]
 async fn an_import_chain_stops_at_the_depth_limit_with_a_note() {
     let server = Server::start(|seen| {
         let n: u32 = seen.path.trim_start_matches('/').trim_end_matches(".css").parse().unwrap_or(0);
