@@ -412,7 +412,7 @@ pub struct ResearchArgs {
     /// The total token budget (default [`PAGE_BUDGET`] per page); with
     /// `warc`, each page's.
     pub budget: Option<u32>,
-    /// Pages fetched at once.
+    /// Pages in flight at once (fetched or being fetched, not yet digested).
     pub concurrency: usize,
     /// Pages fetched at once from one host.
     pub per_host: usize,

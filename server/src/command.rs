@@ -92,7 +92,8 @@ enum Command {
         /// --warc, each page's budget (default 400).
         #[arg(long, value_name = "N")]
         budget: Option<u32>,
-        /// Pages fetched at once.
+        /// Pages in flight at once (fetched or being fetched, not yet
+        /// digested).
         #[arg(long, value_name = "N", default_value_t = 16)]
         concurrency: usize,
         /// Pages fetched at once from one host.

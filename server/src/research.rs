@@ -2,10 +2,12 @@
 //! compact digest each (the engine's [`whittle_engine::digest`]).
 //!
 //! Fetching runs on the tokio runtime through the session's [`Fetcher`]
-//! (its redirects, size caps and hop checks), at most
-//! [`ResearchOptions::concurrency`] pages at once and
-//! [`ResearchOptions::per_host`] per host, each within
-//! [`ResearchOptions::page_timeout`]. Parsing and digesting run on rayon's
+//! (its redirects, size caps and hop checks; one pool of connections,
+//! reused per host), at most [`ResearchOptions::per_host`] fetches per
+//! host and [`ResearchOptions::concurrency`] pages in flight (fetched or
+//! waiting to be digested) at once, each fetch within
+//! [`ResearchOptions::page_timeout`]. Each page is digested as soon as it
+//! arrives, while the others are still fetched. Parsing and digesting run on rayon's
 //! pool, so they never block the runtime and use every core. Linked
 //! stylesheets are not fetched: a digest is about text, and inline styles
 //! already hide what `display: none` hides.
@@ -46,7 +48,8 @@ pub const MIN_PAGE_BUDGET: u32 = 40;
 /// How a research call runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ResearchOptions {
-    /// Pages fetched at once (default 16).
+    /// Pages in flight at once: being fetched, or fetched and waiting to
+    /// be digested (default 16).
     pub concurrency: usize,
     /// Pages fetched at once from one host (default 4).
     pub per_host: usize,
@@ -281,10 +284,16 @@ pub async fn research_with(
         let render = render.clone();
         tasks.spawn(async move {
             let result = async {
-                // Neither semaphore is ever closed.
-                let _host = per_host.acquire_owned().await.ok();
+                // Neither semaphore is ever closed. A page holds its host's
+                // slot while it is fetched, and a slot of the call until it
+                // is digested: the host's next page is fetched while this
+                // one is digested, and the pages waiting for a core are
+                // bounded.
+                let host = per_host.acquire_owned().await.ok();
                 let _slot = global.acquire_owned().await.ok();
-                match tokio::time::timeout(timeout, fetcher.fetch_page(Request::get(url.clone()))).await {
+                let fetched = tokio::time::timeout(timeout, fetcher.fetch_page(Request::get(url.clone()))).await;
+                drop(host);
+                match fetched {
                     Ok(Ok(response)) if response.status >= 400 => failed(
                         index,
                         &given,
