@@ -130,7 +130,8 @@ pub fn offline_chromium() -> CdpBackend {
 }
 
 /// Serves `pages` (path → bytes) on a loopback port until the process ends,
-/// as `text/html` without a charset: each engine reads the page's own.
+/// as `text/html` without a charset (each engine reads the page's own), and
+/// paths ending in `.css` as `text/css`.
 /// Connections are kept alive, as web servers keep them (a request that
 /// asks for `Connection: close` gets it).
 pub async fn serve(pages: Arc<HashMap<String, Vec<u8>>>) -> std::net::SocketAddr {
@@ -170,8 +171,9 @@ pub async fn serve(pages: Arc<HashMap<String, Vec<u8>>>) -> std::net::SocketAddr
                         Some(b) => ("200 OK", b.as_slice()),
                         None => ("404 Not Found", &b"not found"[..]),
                     };
+                    let kind = if path.ends_with(".css") && status.starts_with("200") { "text/css" } else { "text/html" };
                     let mut response = format!(
-                        "HTTP/1.1 {status}\r\nContent-Type: text/html\r\nContent-Length: {}\r\nConnection: {}\r\n\r\n",
+                        "HTTP/1.1 {status}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nConnection: {}\r\n\r\n",
                         body.len(),
                         if close { "close" } else { "keep-alive" }
                     )
@@ -185,6 +187,24 @@ pub async fn serve(pages: Arc<HashMap<String, Vec<u8>>>) -> std::net::SocketAddr
         }
     });
     addr
+}
+
+/// What the Bootstrap examples link besides their own page: Bootstrap's
+/// stylesheet (`../assets/dist/css/bootstrap.min.css`, and its right-to-left
+/// twin), which the shared corpus does not hold. A generated sheet of its
+/// size (227 KB, `whittle_corpus::generate::stylesheet_page`'s rules) stands
+/// in for it, so that a Bootstrap page costs what reading a site's large
+/// sheet costs. Paths as the pages are served (`/bootstrap/…`).
+pub fn bootstrap_assets() -> HashMap<String, Vec<u8>> {
+    let page = whittle_corpus::generate::stylesheet_page(560_000);
+    let css = match (page.find("<style>"), page.find("</style>")) {
+        (Some(a), Some(b)) if a + 7 <= b => page[a + 7..b].as_bytes().to_vec(),
+        _ => Vec::new(),
+    };
+    ["/assets/dist/css/bootstrap.min.css", "/assets/dist/css/bootstrap.rtl.min.css"]
+        .into_iter()
+        .map(|p| (p.to_owned(), css.clone()))
+        .collect()
 }
 
 /// The host a corpus page is served under in benches that browse, as on

@@ -11,8 +11,10 @@
 //! readability page is a site (`<case>.localhost`), the bootstrap examples
 //! one (`bootstrap.localhost`), the WPT pages one (`wpt.localhost`), the
 //! script-rendered pages one (`apps.localhost`); `*.localhost` is loopback
-//! to both whittle and Chromium. Each `navigate` is timed from the client's
-//! request to its result.
+//! to both whittle and Chromium; the Bootstrap examples' own stylesheet,
+//! which the corpus does not hold, is a generated sheet of its size
+//! (`whittle_benches::bootstrap_assets`). Each `navigate` is timed from
+//! the client's request to its result.
 //!
 //! Chromium: one headless tab of Debian's Chromium, `Page.navigate` until
 //! the page's `load` event, then `Accessibility.getFullAXTree`, on the same
@@ -129,7 +131,7 @@ fn main() {
 
 async fn run(args: Args, corpus: Vec<PathBuf>) {
     let scripted: Vec<PathBuf> = whittle_corpus::Manifest::builtin().suite("scripted").map(|s| s.pages()).unwrap_or_default();
-    let mut pages = HashMap::new();
+    let mut pages = whittle_benches::bootstrap_assets();
     let mut apps = HashMap::new();
     let mut corpus_names = Vec::new();
     for path in corpus.iter().take(args.pages) {
