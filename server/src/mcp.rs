@@ -566,7 +566,11 @@ pub async fn serve_stdio(shared: Arc<Shared>, stop: impl Future<Output = ()> + S
 }
 
 async fn stdio_with<H: ServerHandler>(handler: H, stop: impl Future<Output = ()> + Send) -> Result<(), std::io::Error> {
-    let service = handler.serve(rmcp::transport::stdio()).await.map_err(std::io::Error::other)?;
+    let service = match pipes() {
+        Some(pipes) => handler.serve(pipes).await,
+        None => handler.serve(rmcp::transport::stdio()).await,
+    }
+    .map_err(std::io::Error::other)?;
     let token = service.cancellation_token();
     tokio::select! {
         ended = service.waiting() => {
@@ -576,6 +580,19 @@ async fn stdio_with<H: ServerHandler>(handler: H, stop: impl Future<Output = ()>
         () = stop => token.cancel(),
     }
     Ok(())
+}
+
+/// Standard input and output as the runtime's own pipes, when they are
+/// pipes (as an MCP client starts its server): read and written as the
+/// runtime's other sockets are, not by a thread of the blocking pool for
+/// each read and write. `None` for anything else (a terminal, a file).
+fn pipes() -> Option<(tokio::net::unix::pipe::Receiver, tokio::net::unix::pipe::Sender)> {
+    use std::os::fd::AsFd;
+    let input = std::fs::File::from(std::io::stdin().as_fd().try_clone_to_owned().ok()?);
+    let output = std::fs::File::from(std::io::stdout().as_fd().try_clone_to_owned().ok()?);
+    let receiver = tokio::net::unix::pipe::Receiver::from_file(input).ok()?;
+    let sender = tokio::net::unix::pipe::Sender::from_file(output).ok()?;
+    Some((receiver, sender))
 }
 
 #[cfg(test)]
