@@ -20,10 +20,11 @@ mod places;
 mod sink;
 
 use std::collections::HashMap;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use html5ever::{LocalName, Namespace, QualName, local_name, ns};
+use rustc_hash::FxHashMap;
 use url::Url;
 
 use crate::diag::Diagnostic;
@@ -126,7 +127,9 @@ pub struct Element {
     /// Attributes in source order.
     pub attrs: Vec<Attr>,
     pub(crate) id: Option<LocalName>,
-    pub(crate) classes: Box<[LocalName]>,
+    /// The class list's atoms (shared by the elements with the same
+    /// `class` text); `None` when there are none.
+    pub(crate) classes: Option<Arc<[LocalName]>>,
     /// For `<template>`: the fragment holding its contents.
     pub(crate) template_contents: Option<NodeId>,
 }
@@ -140,25 +143,75 @@ pub struct Attr {
     pub value: String,
 }
 
-impl Element {
-    pub(crate) fn new(name: QualName, attrs: Vec<Attr>) -> Element {
-        Element::with_atoms(name, attrs, &mut |t: &str| LocalName::from(t))
+/// The id and class atoms an element caches, made once per distinct text:
+/// a page repeats its ids' and class lists' texts, and a lookup here is
+/// cheaper than splitting and interning each again. The parser's sink keeps
+/// one for the whole page; a lone change to one element uses a new one.
+#[derive(Default)]
+pub(crate) struct Atoms {
+    ids: FxHashMap<Box<str>, LocalName>,
+    /// Each `class` value's ordered set of class atoms.
+    class_lists: FxHashMap<Box<str>, Arc<[LocalName]>>,
+}
+
+impl Atoms {
+    fn id(&mut self, text: &str) -> LocalName {
+        if let Some(a) = self.ids.get(text) {
+            return a.clone();
+        }
+        let a = LocalName::from(text);
+        self.ids.insert(text.into(), a.clone());
+        a
     }
 
-    /// [`Element::new`], making the id and class atoms with `atom` (the
-    /// parser's sink reuses each distinct one of a page).
-    pub(crate) fn with_atoms(name: QualName, attrs: Vec<Attr>, atom: &mut dyn FnMut(&str) -> LocalName) -> Element {
-        let mut element = Element { name, attrs, id: None, classes: Box::new([]), template_contents: None };
-        element.refresh_cached_attrs_with(atom);
+    fn classes(&mut self, list: &str) -> Arc<[LocalName]> {
+        if let Some(a) = self.class_lists.get(list) {
+            return a.clone();
+        }
+        let classes = class_set(list);
+        self.class_lists.insert(list.into(), classes.clone());
+        classes
+    }
+}
+
+/// A class list as an ordered set (DOM's DOMTokenList): duplicates would
+/// make every class rule be tried once per copy. Nearly every list is short:
+/// it is checked in place, without the allocation and hashing of a set; a
+/// long one goes through a set so it stays linear.
+fn class_set(list: &str) -> Arc<[LocalName]> {
+    let parts: smallvec::SmallVec<[&str; 8]> = list.split(crate::text::is_html_space).filter(|c| !c.is_empty()).collect();
+    if parts.len() <= 16 {
+        let mut unique: smallvec::SmallVec<[&str; 8]> = smallvec::SmallVec::new();
+        for c in parts {
+            if !unique.contains(&c) {
+                unique.push(c);
+            }
+        }
+        unique.into_iter().map(LocalName::from).collect()
+    } else {
+        let mut seen = std::collections::HashSet::new();
+        parts.into_iter().filter(|c| seen.insert(*c)).map(LocalName::from).collect()
+    }
+}
+
+impl Element {
+    pub(crate) fn new(name: QualName, attrs: Vec<Attr>) -> Element {
+        Element::with_atoms(name, attrs, &mut Atoms::default())
+    }
+
+    /// [`Element::new`], its id and class atoms from `atoms`.
+    pub(crate) fn with_atoms(name: QualName, attrs: Vec<Attr>, atoms: &mut Atoms) -> Element {
+        let mut element = Element { name, attrs, id: None, classes: None, template_contents: None };
+        element.refresh_cached_attrs_with(atoms);
         element
     }
 
     /// Recomputes `id` and `classes` after the attribute list changed.
     pub(crate) fn refresh_cached_attrs(&mut self) {
-        self.refresh_cached_attrs_with(&mut |t: &str| LocalName::from(t));
+        self.refresh_cached_attrs_with(&mut Atoms::default());
     }
 
-    fn refresh_cached_attrs_with(&mut self, atom: &mut dyn FnMut(&str) -> LocalName) {
+    fn refresh_cached_attrs_with(&mut self, atoms: &mut Atoms) {
         // One pass, names compared as atoms (this runs for every element
         // the parser creates); the first of a repeated name counts, as in
         // `attr`.
@@ -173,31 +226,14 @@ impl Element {
                 _ => {}
             }
         }
-        self.id = id.filter(|v| !v.is_empty()).map(&mut *atom);
-        // A class list is an ordered set (DOM's DOMTokenList): duplicates
-        // would make every class rule be tried once per copy.
-        // Nearly every list is short: it is checked in place, without the
-        // allocation and hashing of a set; a long one goes through a set so
-        // it stays linear.
-        self.classes = match class {
-            None => Box::new([]),
-            Some(list) => {
-                let parts: smallvec::SmallVec<[&str; 8]> =
-                    list.split(crate::text::is_html_space).filter(|c| !c.is_empty()).collect();
-                if parts.len() <= 16 {
-                    let mut unique: smallvec::SmallVec<[&str; 8]> = smallvec::SmallVec::new();
-                    for c in parts {
-                        if !unique.contains(&c) {
-                            unique.push(c);
-                        }
-                    }
-                    unique.into_iter().map(&mut *atom).collect()
-                } else {
-                    let mut seen = std::collections::HashSet::new();
-                    parts.into_iter().filter(|c| seen.insert(*c)).map(&mut *atom).collect()
-                }
-            }
-        };
+        self.id = id.filter(|v| !v.is_empty()).map(|v| atoms.id(v));
+        self.classes = class.map(|list| atoms.classes(list)).filter(|c| !c.is_empty());
+    }
+
+    /// The class atoms, each once, in order.
+    #[inline]
+    pub(crate) fn class_atoms(&self) -> &[LocalName] {
+        self.classes.as_deref().unwrap_or_default()
     }
 
     /// The local name, e.g. `div`.
@@ -246,7 +282,7 @@ impl Element {
 
     /// The element's classes.
     pub fn classes(&self) -> impl Iterator<Item = &str> {
-        self.classes.iter().map(|c| &**c)
+        self.class_atoms().iter().map(|c| &**c)
     }
 
     /// For `<template>`: the fragment holding its contents, a tree of its

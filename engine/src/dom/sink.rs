@@ -10,10 +10,9 @@ use std::cell::{Cell, RefCell};
 use html5ever::interface::{ElementFlags, NodeOrText, QuirksMode, TreeSink};
 use html5ever::tendril::StrTendril;
 use html5ever::{Attribute, ExpandedName, LocalName, Namespace, QualName, local_name, ns};
-use rustc_hash::FxHashMap;
 
 use super::mutate::{link_before, link_last, unlink};
-use super::{Attr, Document, Element, NodeData, NodeId};
+use super::{Atoms, Attr, Document, Element, NodeData, NodeId};
 use super::MAX_DEPTH;
 
 /// Parse errors beyond this many are counted, not kept.
@@ -39,9 +38,10 @@ impl Handle {
 
 pub(crate) struct ArenaSink {
     tree: RefCell<Tree>,
-    /// The id and class atoms made so far, by their text: a page repeats
-    /// its classes, and a lookup here is cheaper than interning again.
-    atoms: RefCell<FxHashMap<Box<str>, LocalName>>,
+    /// The id atoms and class lists made so far, by their text: a page
+    /// repeats its classes, and a lookup is cheaper than splitting and
+    /// interning again.
+    atoms: RefCell<Atoms>,
     parse_errors: Cell<usize>,
     kept_errors: RefCell<Vec<Cow<'static, str>>>,
     /// The element the parser most likely has as its current node: the last
@@ -177,7 +177,7 @@ impl ArenaSink {
         let depths = Depths { of: vec![0; doc.nodes.len()], moved: 0 };
         ArenaSink {
             tree: RefCell::new(Tree { doc, depths }),
-            atoms: RefCell::new(FxHashMap::default()),
+            atoms: RefCell::new(Atoms::default()),
             parse_errors: Cell::new(0),
             kept_errors: RefCell::new(Vec::new()),
             current: Cell::new(None),
@@ -303,16 +303,7 @@ impl TreeSink for ArenaSink {
     fn create_element(&self, name: QualName, attrs: Vec<Attribute>, flags: ElementFlags) -> Handle {
         let mut tree = self.tree.borrow_mut();
         let (ns, local) = (name.ns.clone(), name.local.clone());
-        let mut atoms = self.atoms.borrow_mut();
-        let mut atom = |text: &str| match atoms.get(text) {
-            Some(a) => a.clone(),
-            None => {
-                let a = LocalName::from(text);
-                atoms.insert(text.into(), a.clone());
-                a
-            }
-        };
-        let id = tree.push(NodeData::Element(Element::with_atoms(name, convert_attrs(attrs), &mut atom)));
+        let id = tree.push(NodeData::Element(Element::with_atoms(name, convert_attrs(attrs), &mut self.atoms.borrow_mut())));
         if flags.template {
             let contents = tree.push(NodeData::Fragment);
             if let NodeData::Element(e) = &mut tree.doc.nodes[id.index()].data {

@@ -120,7 +120,7 @@ impl RuleIndex {
         if let Some(id) = &e.id {
             lookup(&self.by_id, id, &mut f);
         }
-        for class in e.classes.iter() {
+        for class in e.class_atoms() {
             lookup(&self.by_class, class, &mut f);
         }
         lookup(&self.by_tag, &e.name.local, &mut f);

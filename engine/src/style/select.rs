@@ -719,7 +719,7 @@ impl selectors::Element for ElementRef<'_> {
     }
 
     fn has_class(&self, name: &Ident, case_sensitivity: CaseSensitivity) -> bool {
-        let classes = &self.element().classes;
+        let classes = self.element().class_atoms();
         match case_sensitivity {
             // Atoms compare by identity.
             CaseSensitivity::CaseSensitive => classes.contains(&name.0),
@@ -791,7 +791,7 @@ pub(crate) fn for_each_hash(e: &Element, mut f: impl FnMut(u32)) {
     if let Some(id) = &e.id {
         f(id.precomputed_hash() & MASK);
     }
-    for c in e.classes.iter() {
+    for c in e.class_atoms() {
         f(c.precomputed_hash() & MASK);
     }
 }
