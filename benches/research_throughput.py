@@ -3,29 +3,39 @@
 from a loopback HTTP server.
 
     cargo build --release -p whittle --bin whittle
-    python3 benches/research_throughput.py [--pages N] [--runs 5] [--skip-chromium]
-        [--chromium-tabs 1] [--concurrency 16] [--per-host 16] [--whittle PATH] [--chromium PATH]
+    python3 benches/research_throughput.py [--suites article,readability] [--pages N]
+        [--runs 5] [--skip-chromium] [--chromium-tabs 1] [--concurrency N] [--per-host N]
+        [--whittle PATH] [--chromium PATH]
 
-Pages: the article-extraction benchmark (181 pages, gunzipped) and
-Readability's test pages (130) of the shared corpus, interleaved by suite so
-any `--pages N` takes from both (default: all 311). They are written to a
-temp dir and served by a separate process (this script with `--serve`): a
-ThreadingHTTPServer on 127.0.0.1 at an ephemeral port, HTTP/1.1 keep-alive,
-every page preloaded with its headers (`Content-Type: text/html`, no charset:
-the bytes as saved, sniffed by each client), one `sendall` per response.
+Pages: suites of the shared corpus, `--suites` (comma-separated): `article`
+(the article-extraction benchmark, 181 pages, gunzipped), `readability`
+(Readability's test pages, 130) and `htmlparser` (htmlparser-benchmark);
+by default article and readability. They are interleaved by suite so any
+`--pages N` takes from each (default: every page of the suites, 311 for
+the default two). They are written to a temp dir and served by a separate
+process (this script with `--serve`): a ThreadingHTTPServer on 127.0.0.1
+at an ephemeral port, HTTP/1.1 keep-alive, every page preloaded with its
+headers (`Content-Type: text/html`, no charset: the bytes as saved, sniffed
+by each client), one `sendall` per response.
 
-1. Server check: a plain fetch of every page (16 Python threads, one
-   keep-alive connection each), and the server's own CPU time during each
-   whittle run (from /proc), so the server is shown not to be what limits.
-2. whittle: `whittle research --jsonl --urls-file F --concurrency 16
-   --per-host 16`, `--runs` times (default 5: a run takes about a second,
-   so one busy moment of the machine moves it). Every page is on one
-   loopback host, which stands in for many hosts, so the per-host limit is
-   raised to the global one. Timed from spawn to exit (process start,
-   fetch, digest, JSON out); peak RSS is the child's own `ru_maxrss`
-   (wait4); every output line must parse and every index must come back
-   once. Best and median reported, and the CPU time per page (what the
-   rate would be with every core free for whittle).
+1. Server check: a plain fetch of every page (16 Python threads, or
+   `--concurrency`'s count, one keep-alive connection each), and the
+   server's own CPU time during each whittle run (from /proc), so the
+   server is shown not to be what limits.
+2. whittle: `whittle research --jsonl --allow-private --urls-file F`
+   (`--allow-private`: the pages are on loopback, which whittle refuses
+   otherwise), `--runs` times (default 5: a run takes about a second, so
+   one busy moment of the machine moves it). whittle's own limits apply
+   unless `--concurrency N` / `--per-host N` are given, which are passed
+   on: 16 pages in flight, 4 fetches at once per host. Every page is on
+   one loopback host, so by default the per-host limit holds; to let that
+   host stand in for many, raise it (`--concurrency 16 --per-host 16`, as
+   the 2026-11-30 figures in benches/README.md were run). Timed from spawn
+   to exit (process start, fetch, digest, JSON out); peak RSS is the
+   child's own `ru_maxrss` (wait4); every output line must parse, every
+   index must come back once, and at least one page must be digested. Best
+   and median reported, and the CPU time per page (what the rate would be
+   with every core free for whittle).
 3. Chromium: one headless browser (the one on $PATH, or --chromium), one tab
    by default, driven over the DevTools protocol on a pipe
    (`--remote-debugging-pipe`: standard library only, no websocket client).
