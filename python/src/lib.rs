@@ -270,10 +270,10 @@ fn extract(py: Python<'_>, html: &Bound<'_, PyAny>, url: Option<&str>, kind: &st
         other => return Err(PyValueError::new_err(format!("kind must be \"text\", \"table\" or \"list\", not {other:?}"))),
     };
     let text = engine(py, "extract from", move || {
-        whittle_engine::Analysed::new(html.parse(&options), Vec::new()).extract(kind)
+        let text = whittle_engine::Analysed::new(html.parse(&options), Vec::new()).extract(kind)?;
+        Ok(private(&mut whittle_engine::safety::Vault::new(), &text))
     })?;
-    let text = text.map_err(|nothing| WhittleError::new_err(nothing.to_string()))?;
-    Ok(private(&mut whittle_engine::safety::Vault::new(), &text))
+    text.map_err(|nothing: whittle_engine::ExtractError| WhittleError::new_err(nothing.to_string()))
 }
 
 /// A page's digest: its facts, outline and condensed text.
@@ -342,27 +342,27 @@ fn digest(
     if !(min..=i64::from(MAX_BUDGET)).contains(&budget) {
         return Err(PyValueError::new_err(format!("budget must be from {min} to {MAX_BUDGET} tokens, not {budget}")));
     }
-    let (d, text) = engine(py, "digest", move || {
+    engine(py, "digest", move || {
         // One parse and one cascade for both.
         let page = whittle_engine::Analysed::new(html.parse(&options), Vec::new());
         let d = page.digest(&whittle_engine::DigestOptions { index: 1, budget: budget as u32, scripts_ran: false });
-        (d, main_text.then(|| page.main_text()))
-    })?;
-    let mut vault = whittle_engine::safety::Vault::new();
-    let mut p = |s: &str| private(&mut vault, s);
-    Ok(Digest {
-        title: p(&d.title),
-        byline: d.meta.byline.as_deref().map(&mut p),
-        date: d.meta.published.as_deref().map(&mut p),
-        site: d.meta.site.as_deref().map(&mut p),
-        language: d.meta.language.clone(),
-        outline: d.outline.iter().map(|h| p(h)).collect(),
-        text: p(&d.text),
-        links: d.links,
-        forms: d.forms,
-        tokens: d.tokens,
-        needs_scripts: d.needs_scripts,
-        main_text: text.as_deref().map(&mut p),
+        let text = main_text.then(|| page.main_text());
+        let mut vault = whittle_engine::safety::Vault::new();
+        let mut p = |s: &str| private(&mut vault, s);
+        Digest {
+            title: p(&d.title),
+            byline: d.meta.byline.as_deref().map(&mut p),
+            date: d.meta.published.as_deref().map(&mut p),
+            site: d.meta.site.as_deref().map(&mut p),
+            language: d.meta.language.clone(),
+            outline: d.outline.iter().map(|h| p(h)).collect(),
+            text: p(&d.text),
+            links: d.links,
+            forms: d.forms,
+            tokens: d.tokens,
+            needs_scripts: d.needs_scripts,
+            main_text: text.as_deref().map(&mut p),
+        }
     })
 }
 
