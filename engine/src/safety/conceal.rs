@@ -140,10 +140,13 @@ pub fn conceal(doc: &Document, styles: &Styles, layout: &Layout) -> Concealment 
                 if !challenge {
                     let tag = e.local_name().as_ref();
                     // An invisible reCAPTCHA scores visitors and shows nothing.
-                    challenge = ["class", "id", "src"]
-                        .iter()
-                        .any(|a| e.attr(a).is_some_and(|v| injection::challenge_marker(tag, a, v)))
-                        && !e.attr("data-size").is_some_and(|v| v.trim().eq_ignore_ascii_case("invisible"));
+                    // The class text is read only when the element has
+                    // classes, `src` only on the two tags it marks (the
+                    // attribute list is searched by name).
+                    let marked = (!e.class_atoms().is_empty() && e.attr("class").is_some_and(|v| injection::challenge_marker(tag, "class", v)))
+                        || e.id().is_some_and(|v| injection::challenge_marker(tag, "id", v))
+                        || (matches!(tag, "iframe" | "script") && e.attr("src").is_some_and(|v| injection::challenge_marker(tag, "src", v)));
+                    challenge = marked && !e.attr("data-size").is_some_and(|v| v.trim().eq_ignore_ascii_case("invisible"));
                 }
                 let hidden = styles.hidden(id).is_some() || e.attr("aria-hidden").is_some_and(|v| v.trim().eq_ignore_ascii_case("true"));
                 let mut own = 0u8;

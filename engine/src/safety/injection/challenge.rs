@@ -104,9 +104,32 @@ pub fn challenge_words(title: &str, text: &str) -> bool {
     false
 }
 
-/// Whether `a` contains `b`, ASCII case-insensitively.
-fn contains_ignore_case(a: &str, b: &str) -> bool {
-    a.len() >= b.len() && a.as_bytes().windows(b.len()).any(|w| w.eq_ignore_ascii_case(b.as_bytes()))
+/// Class words of challenge widgets (a class containing one is one).
+const CHALLENGE_CLASSES: &[&str] = &["g-recaptcha", "h-captcha", "cf-turnstile", "cf-challenge", "px-captcha", "arkose", "funcaptcha"];
+
+/// The bytes a word of [`CHALLENGE_CLASSES`] starts with, in either case.
+const CHALLENGE_CLASS_STARTS: [bool; 256] = {
+    let mut starts = [false; 256];
+    let mut i = 0;
+    while i < CHALLENGE_CLASSES.len() {
+        let b = CHALLENGE_CLASSES[i].as_bytes()[0];
+        starts[b as usize] = true;
+        starts[b.to_ascii_uppercase() as usize] = true;
+        i += 1;
+    }
+    starts
+};
+
+/// Whether a `class` value contains a word of [`CHALLENGE_CLASSES`], ASCII
+/// case-insensitively. One pass over the value: the words are compared
+/// only where a byte could start one (this runs on the `class` of every
+/// element of a page).
+fn challenge_class(value: &str) -> bool {
+    let v = value.as_bytes();
+    (0..v.len()).any(|i| {
+        CHALLENGE_CLASS_STARTS[usize::from(v[i])]
+            && CHALLENGE_CLASSES.iter().any(|n| v[i..].get(..n.len()).is_some_and(|w| w.eq_ignore_ascii_case(n.as_bytes())))
+    })
 }
 
 /// Hosts whose iframes and scripts are challenge widgets (a host matches
@@ -134,8 +157,7 @@ const CHALLENGE_HOSTS: &[&str] = &["challenges.cloudflare.com", "hcaptcha.com", 
 /// Other attributes never match.
 pub fn challenge_marker(tag: &str, attr_name: &str, attr_value: &str) -> bool {
     if attr_name.eq_ignore_ascii_case("class") {
-        const CLASSES: &[&str] = &["g-recaptcha", "h-captcha", "cf-turnstile", "cf-challenge", "px-captcha", "arkose", "funcaptcha"];
-        return CLASSES.iter().any(|c| contains_ignore_case(attr_value, c));
+        return challenge_class(attr_value);
     }
     if attr_name.eq_ignore_ascii_case("id") {
         const IDS: &[&str] = &["challenge-form", "challenge-running", "cf-challenge-running", "px-captcha"];

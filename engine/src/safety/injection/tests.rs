@@ -289,6 +289,9 @@ fn challenge_widgets_are_recognised() {
     assert!(challenge_marker("div", "class", "cf-challenge-wrapper"));
     assert!(challenge_marker("div", "class", "px-captcha-container"));
     assert!(challenge_marker("div", "class", "arkose-enforcement funcaptcha"));
+    // Anywhere in the value, after near misses, in any case.
+    assert!(challenge_marker("div", "class", "card cf-turnstil hcaptcha x-CF-TURNSTILE"));
+    assert!(challenge_marker("div", "class", "ggg-recaptcha"));
     assert!(challenge_marker("form", "id", "challenge-form"));
     assert!(challenge_marker("div", "id", "cf-challenge-running"));
     assert!(challenge_marker("div", "id", "px-captcha"));
@@ -306,6 +309,8 @@ fn challenge_widgets_are_recognised() {
 fn other_attributes_are_not_challenges() {
     assert!(!challenge_marker("div", "class", "grecaptcha-badge-wrapper footer"));
     assert!(!challenge_marker("div", "class", "challenge-card"));
+    assert!(!challenge_marker("div", "class", "cf-turnstil g-recaptch px-capt arkos funcaptch"));
+    assert!(!challenge_marker("div", "class", ""));
     assert!(!challenge_marker("div", "title", "g-recaptcha"));
     assert!(!challenge_marker("div", "id", "challenge-form-help"));
     assert!(!challenge_marker("img", "src", "https://challenges.cloudflare.com/x.png"));
