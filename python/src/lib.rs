@@ -270,10 +270,10 @@ fn extract(py: Python<'_>, html: &Bound<'_, PyAny>, url: Option<&str>, kind: &st
         other => return Err(PyValueError::new_err(format!("kind must be \"text\", \"table\" or \"list\", not {other:?}"))),
     };
     let text = engine(py, "extract from", move || {
-        let text = whittle_engine::Analysed::new(html.parse(&options), Vec::new()).extract(kind)?;
-        Ok(private(&mut whittle_engine::safety::Vault::new(), &text))
+        let extracted = whittle_engine::Analysed::new(html.parse(&options), Vec::new()).extract(kind);
+        extracted.map(|text| private(&mut whittle_engine::safety::Vault::new(), &text))
     })?;
-    text.map_err(|nothing: whittle_engine::ExtractError| WhittleError::new_err(nothing.to_string()))
+    text.map_err(|nothing| WhittleError::new_err(nothing.to_string()))
 }
 
 /// A page's digest: its facts, outline and condensed text.

@@ -25,7 +25,7 @@
 //! [`SCAN_BYTES`] in all are read, so a page of hidden menus costs little.
 //!
 //! The pass also looks for bot challenges: widgets by their attributes
-//! ([`super::injection::challenge_marker`]), and the title and first
+//! ([`super::injection::challenge_element`]), and the title and first
 //! visible words ([`super::injection::challenge_words`]).
 //!
 //! One walk in tree order, no recursion; colours the pass cannot read are
@@ -138,15 +138,7 @@ pub fn conceal(doc: &Document, styles: &Styles, layout: &Layout) -> Concealment 
             NodeData::Element(e) => {
                 let style = styles.get(id);
                 if !challenge {
-                    let tag = e.local_name().as_ref();
-                    // An invisible reCAPTCHA scores visitors and shows nothing.
-                    // The class text is read only when the element has
-                    // classes, `src` only on the two tags it marks (the
-                    // attribute list is searched by name).
-                    let marked = (!e.class_atoms().is_empty() && e.attr("class").is_some_and(|v| injection::challenge_marker(tag, "class", v)))
-                        || e.id().is_some_and(|v| injection::challenge_marker(tag, "id", v))
-                        || (matches!(tag, "iframe" | "script") && e.attr("src").is_some_and(|v| injection::challenge_marker(tag, "src", v)));
-                    challenge = marked && !e.attr("data-size").is_some_and(|v| v.trim().eq_ignore_ascii_case("invisible"));
+                    challenge = injection::challenge_element(e);
                 }
                 let hidden = styles.hidden(id).is_some() || e.attr("aria-hidden").is_some_and(|v| v.trim().eq_ignore_ascii_case("true"));
                 let mut own = 0u8;

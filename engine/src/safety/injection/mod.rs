@@ -10,7 +10,7 @@
 //! - [`strip_invisible`]: removes invisible Unicode (tag characters,
 //!   zero-width characters, bidi overrides) and decodes what tag characters
 //!   spelled.
-//! - [`challenge_words`] and [`challenge_marker`]: bot and human checks
+//! - [`challenge_words`], [`challenge_marker`] and [`challenge_element`]: bot and human checks
 //!   (Cloudflare, reCAPTCHA, hCaptcha, PerimeterX, Arkose, DataDome, …).
 //!
 //! No regular expressions: the text is lower-cased and split into words
@@ -25,7 +25,7 @@ mod vocabulary;
 #[cfg(test)]
 mod tests;
 
-pub use challenge::{challenge_marker, challenge_words};
+pub use challenge::{challenge_element, challenge_marker, challenge_words};
 pub use invisible::{Stripped, strip_invisible};
 use scan::Words;
 

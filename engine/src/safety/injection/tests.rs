@@ -306,6 +306,24 @@ fn challenge_widgets_are_recognised() {
 }
 
 #[test]
+fn challenge_elements_are_read_from_their_attributes() {
+    let doc = crate::parse(
+        br#"<body><div class="x G-RECAPTCHA"></div><div class="g-recaptcha" data-size=" Invisible "></div>
+        <img src="https://challenges.cloudflare.com/x.png"><iframe src="https://challenges.cloudflare.com/t"></iframe>
+        <form id="challenge-form"></form><p class="  " id=""></p><span title="g-recaptcha"></span>"#,
+        &crate::ParseOptions::default(),
+    );
+    let found: Vec<(String, bool)> = doc
+        .descendants(crate::dom::NodeId::DOCUMENT)
+        .filter_map(|id| doc.element(id))
+        .filter(|e| !matches!(e.local_name().as_ref(), "html" | "head" | "body"))
+        .map(|e| (e.local_name().to_string(), challenge_element(e)))
+        .collect();
+    let expected = [("div", true), ("div", false), ("img", false), ("iframe", true), ("form", true), ("p", false), ("span", false)];
+    assert_eq!(found, expected.map(|(t, c)| (t.to_owned(), c)));
+}
+
+#[test]
 fn other_attributes_are_not_challenges() {
     assert!(!challenge_marker("div", "class", "grecaptcha-badge-wrapper footer"));
     assert!(!challenge_marker("div", "class", "challenge-card"));
