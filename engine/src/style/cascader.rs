@@ -15,7 +15,7 @@ use smallvec::SmallVec;
 use crate::diag::{Diagnostic, Stage};
 use crate::dom::{Document, Edge, Element, NodeId};
 
-use super::index::{IndexedRule, Origin, RuleIndex, Rules};
+use super::index::{IndexedRule, Origin, Rules, Target};
 use super::media::MediaEnv;
 use super::select::{ElementRef, Matcher, for_each_hash};
 use super::custom::Customs;
@@ -137,7 +137,7 @@ pub type ContainerSizes = HashMap<NodeId, (f32, Option<f32>)>;
 /// origin and importance, layer, specificity, order.
 type Matched<'a> = (u8, u32, u32, u32, &'a [Decl]);
 
-impl Cascader<'_> {
+impl<'a> Cascader<'a> {
     fn run(&mut self, out: &mut Styles) {
         let doc = self.doc;
         let mut bloom = BloomFilter::new();
@@ -225,43 +225,49 @@ impl Cascader<'_> {
         }
     }
 
-    /// Collects the declaration blocks of the rules in `index` that match
-    /// `id`, with their cascade sort keys.
+    /// Collects the declaration blocks of the rules for `target` that
+    /// match `id`, with their cascade sort keys.
     fn matching<'r>(
         &mut self,
-        index: &'r RuleIndex,
+        target: Target,
         id: NodeId,
         e: &Element,
         bloom: &BloomFilter,
         mode: MatchingMode,
         out: &mut SmallVec<[Matched<'r>; 16]>,
-    ) {
+    ) where
+        'a: 'r,
+    {
         let doc = self.doc;
+        let rules = self.rules;
         let quirks = doc.is_quirks();
-        let unlayered = self.rules.unlayered;
-        let mut hits: SmallVec<[&'r IndexedRule; 16]> = SmallVec::new();
+        let unlayered = rules.unlayered;
+        // Each hit with the order its index's orders start from.
+        let mut hits: SmallVec<[(&'a IndexedRule, u32); 16]> = SmallVec::new();
         let Matcher { caches, quirks: quirks_mode, state } = &mut self.matcher;
         let element = ElementRef::new(doc, id, state);
-        index.candidates(e, quirks, |rule: &'r IndexedRule| {
-            // Out of budget: skip author rules (UA rules need no walks).
-            if state.is_cut() && rule.origin == Origin::Author {
-                return;
-            }
-            let mut ctx = MatchingContext::new(
-                mode,
-                Some(bloom),
-                caches,
-                *quirks_mode,
-                NeedsSelectorFlags::No,
-                MatchingForInvalidation::No,
-            );
-            let matched = selectors::matching::matches_selector(&rule.selector, 0, Some(&rule.hashes), element, &mut ctx);
-            // A match decided after a refused walk is not trusted.
-            if matched && !state.is_cut() {
-                hits.push(rule);
-            }
-        });
-        for rule in hits {
+        for (index, first) in rules.indexes(target) {
+            index.candidates(e, quirks, |rule: &'a IndexedRule| {
+                // Out of budget: skip author rules (UA rules need no walks).
+                if state.is_cut() && rule.origin == Origin::Author {
+                    return;
+                }
+                let mut ctx = MatchingContext::new(
+                    mode,
+                    Some(bloom),
+                    caches,
+                    *quirks_mode,
+                    NeedsSelectorFlags::No,
+                    MatchingForInvalidation::No,
+                );
+                let matched = selectors::matching::matches_selector(&rule.selector, 0, Some(&rule.hashes), element, &mut ctx);
+                // A match decided after a refused walk is not trusted.
+                if matched && !state.is_cut() {
+                    hits.push((rule, first));
+                }
+            });
+        }
+        for (rule, first) in hits {
             if let Some(container) = &rule.container
                 && !self.container_holds(id, container)
             {
@@ -271,13 +277,13 @@ impl Cascader<'_> {
                 Origin::UserAgent => (0, 3),
                 Origin::Author => (1, 2),
             };
+            let (layer, order) = (rules.layer(rule), first + rule.order);
             if !rule.block.normal.is_empty() {
-                out.push((normal, rule.layer, rule.specificity, rule.order, &rule.block.normal));
+                out.push((normal, layer, rule.specificity, order, &rule.block.normal));
             }
             if !rule.block.important.is_empty() {
                 // Important declarations of earlier layers win.
-                let layer = unlayered.saturating_sub(rule.layer);
-                out.push((important, layer, rule.specificity, rule.order, &rule.block.important));
+                out.push((important, unlayered.saturating_sub(layer), rule.specificity, order, &rule.block.important));
             }
         }
     }
@@ -344,7 +350,7 @@ impl Cascader<'_> {
         }
         self.matcher.state.reset();
         let mut matched: SmallVec<[Matched<'_>; 16]> = SmallVec::new();
-        self.matching(&rules.element, id, e, bloom, MatchingMode::Normal, &mut matched);
+        self.matching(Target::Element, id, e, bloom, MatchingMode::Normal, &mut matched);
         inline_blocks.clear();
         if let Some(style_attr) = e.attr("style") {
             inline_blocks.push(parse_inline(style_attr));
@@ -590,12 +596,12 @@ impl Cascader<'_> {
         let doc = self.doc;
         let Some(e) = doc.element(id) else { return };
         let rules = self.rules;
-        for (index, is_before) in [(&rules.before, true), (&rules.after, false)] {
-            if index.is_empty() {
+        for (target, is_before) in [(Target::Before, true), (Target::After, false)] {
+            if rules.is_empty(target) {
                 continue;
             }
             let mut matched: SmallVec<[Matched<'_>; 16]> = SmallVec::new();
-            self.matching(index, id, e, bloom, MatchingMode::ForStatelessPseudoElement, &mut matched);
+            self.matching(target, id, e, bloom, MatchingMode::ForStatelessPseudoElement, &mut matched);
             if matched.is_empty() {
                 continue;
             }

@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use html5ever::LocalName;
 use selectors::context::QuirksMode;
@@ -37,7 +37,8 @@ pub(crate) struct IndexedRule {
     pub(crate) selector: Selector<Simple>,
     pub(crate) hashes: AncestorHashes,
     /// The precedence of its cascade layer (higher wins for normal
-    /// declarations; see [`super::sheet::Layers::ranks`]).
+    /// declarations; see [`super::sheet::Layers::ranks`]), or
+    /// [`UNLAYERED`]: read it through [`Rules::layer`].
     pub(crate) layer: u32,
     pub(crate) specificity: u32,
     pub(crate) order: u32,
@@ -134,19 +135,56 @@ impl RuleIndex {
     }
 }
 
-/// All rules of a document, split by target.
+/// The layer of an author rule outside any layer, until the cascade knows
+/// where that is (its sheets may declare layers after it was filed):
+/// [`Rules::layer`] gives the rank.
+pub(crate) const UNLAYERED: u32 = u32::MAX;
+
+/// The rules of some sheets, split by target. Each rule's `order` counts
+/// from the filing's first selector.
 #[derive(Debug, Default)]
-pub(crate) struct Rules {
+pub(crate) struct Filed {
     pub(crate) element: RuleIndex,
     pub(crate) before: RuleIndex,
     pub(crate) after: RuleIndex,
+    /// Whether a selector uses `:has()`.
+    has_relative: bool,
+    /// Whether a rule is inside an `@container` size query.
+    size_queries: bool,
+    /// Selectors read, filed or not: the orders this filing takes.
+    selectors: u32,
+}
+
+impl Filed {
+    pub(crate) fn index(&self, target: Target) -> &RuleIndex {
+        match target {
+            Target::Element => &self.element,
+            Target::Before => &self.before,
+            Target::After => &self.after,
+        }
+    }
+}
+
+/// A sheet's own filing, made the first time a cascade files it alone and
+/// kept with the sheet, one per way of filing it (quirks mode, which
+/// declarations are kept): a site's large sheet, read once per session,
+/// is then not filed again on every page.
+#[derive(Debug, Default)]
+pub(crate) struct SharedFiling(pub(super) [OnceLock<Arc<Filed>>; 8]);
+
+/// All rules of a document: its own filing (the UA sheet and its sheets
+/// read for it alone) and the filings of the shared sheets it links, each
+/// at the order its first selector takes in the cascade.
+#[derive(Debug, Default)]
+pub(crate) struct Rules {
+    own: Filed,
+    shared: Vec<(Arc<Filed>, u32)>,
     /// Whether a selector uses `:has()`.
     pub(crate) has_relative: bool,
     /// The layer precedence of author rules outside any layer.
     pub(crate) unlayered: u32,
     /// Whether a rule is inside an `@container` size query.
     pub(crate) size_queries: bool,
-    next_order: u32,
 }
 
 /// Which declarations matter to the cascade being run: a rule that sets
@@ -179,8 +217,8 @@ impl Kept {
 }
 
 impl Rules {
-    /// Files every selector of `sheet`'s rules, leaving out the rules that
-    /// set nothing `kept` keeps.
+    /// Files every selector of `sheet`'s rules in the document's own
+    /// filing, leaving out the rules that set nothing `kept` keeps.
     pub(crate) fn add_sheet(
         &mut self,
         sheet: &ParsedSheet,
@@ -189,15 +227,70 @@ impl Rules {
         layer_rank: impl Fn(Option<u32>) -> u32,
         kept: Kept,
     ) {
+        self.own.add_sheet(sheet, origin, quirks, layer_rank, kept);
+        self.has_relative |= self.own.has_relative;
+        self.size_queries |= self.own.size_queries;
+    }
+
+    /// Files an author sheet that other cascades read too (a cached linked
+    /// sheet): its own filing, made once, is used when none of its rules
+    /// is in a layer (their ranks depend on the document); otherwise it is
+    /// filed as [`Rules::add_sheet`] does.
+    pub(crate) fn add_shared_sheet(
+        &mut self,
+        sheet: &ParsedSheet,
+        quirks: bool,
+        layer_rank: impl Fn(Option<u32>) -> u32,
+        kept: Kept,
+    ) {
+        if sheet.rules.iter().any(|r| r.layer.is_some()) {
+            return self.add_sheet(sheet, Origin::Author, quirks, layer_rank, kept);
+        }
+        let slot = usize::from(quirks) | usize::from(kept.customs) << 1 | usize::from(kept.boxes == KeptBoxes::All) << 2;
+        let filed = sheet.filed.0[slot].get_or_init(|| {
+            let mut filed = Filed::default();
+            filed.add_sheet(sheet, Origin::Author, quirks, |_| UNLAYERED, kept);
+            Arc::new(filed)
+        });
+        self.has_relative |= filed.has_relative;
+        self.size_queries |= filed.size_queries;
+        // The own filing's orders and the shared ones' share one count.
+        let first = self.own.selectors;
+        self.own.selectors += filed.selectors;
+        self.shared.push((Arc::clone(filed), first));
+    }
+
+    /// Whether no rule styles `target`.
+    pub(crate) fn is_empty(&self, target: Target) -> bool {
+        self.own.index(target).is_empty() && self.shared.iter().all(|(f, _)| f.index(target).is_empty())
+    }
+
+    /// The indexes of the rules for `target`, each with the order its
+    /// rules' own orders start from.
+    pub(crate) fn indexes(&self, target: Target) -> impl Iterator<Item = (&RuleIndex, u32)> {
+        std::iter::once((self.own.index(target), 0)).chain(self.shared.iter().map(move |(f, first)| (f.index(target), *first)))
+    }
+
+    /// The layer rank of `rule` in this cascade.
+    #[inline]
+    pub(crate) fn layer(&self, rule: &IndexedRule) -> u32 {
+        if rule.layer == UNLAYERED { self.unlayered } else { rule.layer }
+    }
+}
+
+impl Filed {
+    /// Files every selector of `sheet`'s rules, leaving out the rules that
+    /// set nothing `kept` keeps.
+    fn add_sheet(&mut self, sheet: &ParsedSheet, origin: Origin, quirks: bool, layer_rank: impl Fn(Option<u32>) -> u32, kept: Kept) {
         let quirks_mode = if quirks { QuirksMode::Quirks } else { QuirksMode::NoQuirks };
         for rule in &sheet.rules {
             if !rule.block.normal.iter().chain(&rule.block.important).any(|d| kept.keeps(d)) {
-                self.next_order += rule.selectors.slice().len() as u32;
+                self.selectors += rule.selectors.slice().len() as u32;
                 continue;
             }
             for selector in rule.selectors.slice() {
-                let order = self.next_order;
-                self.next_order += 1;
+                let order = self.selectors;
+                self.selectors += 1;
                 if never_matches(selector) {
                     continue;
                 }

@@ -540,21 +540,28 @@ struct ReadRules {
 }
 
 /// A linked sheet, read, or taken from the caller's [`SheetCache`] when it
-/// was read the same way before.
-fn linked_sheet<'a>(s: &'a StylesheetText, options: &CascadeOptions, env: &MediaEnv, sheets: &mut Sheets<'a>) -> Arc<ParsedSheet> {
+/// was read the same way before; and whether the cache holds it (other
+/// cascades then read it too).
+fn linked_sheet<'a>(
+    s: &'a StylesheetText,
+    options: &CascadeOptions,
+    env: &MediaEnv,
+    sheets: &mut Sheets<'a>,
+) -> (Arc<ParsedSheet>, bool) {
     let (Some(url), Some(cache)) = (s.url.as_deref(), options.sheet_cache.as_ref()) else {
         let base = s.url.as_deref().and_then(|u| url::Url::parse(u).ok());
-        return Arc::new(parse_sheet_in(&s.text, base.as_ref(), env, sheets));
+        return (Arc::new(parse_sheet_in(&s.text, base.as_ref(), env, sheets)), false);
     };
     if let Some(sheet) = cache.get(url, &s.text, env) {
-        return sheet;
+        return (sheet, true);
     }
     let before = sheets.marks();
     let sheet = Arc::new(parse_sheet_in(&s.text, url::Url::parse(url).ok().as_ref(), env, sheets));
-    if sheets.marks() == before {
+    let shared = sheets.marks() == before;
+    if shared {
         cache.put(url, &s.text, env, &sheet);
     }
-    sheet
+    (sheet, shared)
 }
 
 /// Reads the UA sheet, the document's sheets and the caller's, and files
@@ -596,10 +603,11 @@ fn read_rules(doc: &Document, options: &CascadeOptions) -> ReadRules {
         }
     }
     let doc_base = doc.base_url();
-    let mut parsed: Vec<Arc<ParsedSheet>> = Vec::new();
+    // Each sheet, and whether the caller's cache holds it.
+    let mut parsed: Vec<(Arc<ParsedSheet>, bool)> = Vec::new();
     for (at, source) in sources.iter().enumerate() {
         let sheet = match *source {
-            SheetSource::Inline(id) => Arc::new(parse_sheet_in(&style_text(doc, id), doc_base, &env, &mut sheets)),
+            SheetSource::Inline(id) => (Arc::new(parse_sheet_in(&style_text(doc, id), doc_base, &env, &mut sheets)), false),
             SheetSource::Linked(i) if last_link.get(&i) == Some(&at) => linked_sheet(&options.stylesheets[i], options, &env, &mut sheets),
             SheetSource::Linked(_) => continue,
         };
@@ -607,7 +615,7 @@ fn read_rules(doc: &Document, options: &CascadeOptions) -> ReadRules {
     }
     for s in &options.stylesheets {
         if s.url.is_none() {
-            parsed.push(Arc::new(parse_sheet_in(&s.text, None, &env, &mut sheets)));
+            parsed.push((Arc::new(parse_sheet_in(&s.text, None, &env, &mut sheets)), false));
         }
     }
     // Layers are ranked once every sheet has declared its own.
@@ -615,18 +623,23 @@ fn read_rules(doc: &Document, options: &CascadeOptions) -> ReadRules {
     let rank = |layer: Option<u32>| layer.map_or(unlayered, |l| ranks[l as usize]);
     // Custom properties matter when a property whittle computes uses
     // var(); otherwise rules that only set them are not even filed.
-    let uses_var = parsed.iter().any(|sheet| {
+    let uses_var = parsed.iter().any(|(sheet, _)| {
         sheet.rules.iter().any(|r| r.block.normal.iter().chain(&r.block.important).any(|d| matches!(d, Decl::Pending(_))))
     }) || doc.descendants(NodeId::DOCUMENT).any(|n| doc.element(n).and_then(|e| e.attr("style")).is_some_and(has_var));
-    let style_queries = parsed.iter().any(|sheet| {
+    let style_queries = parsed.iter().any(|(sheet, _)| {
         sheet.rules.iter().any(|r| {
             std::iter::successors(r.container.as_deref(), |c| c.outer.as_deref()).any(sheet::ContainerRule::is_style_query)
         })
     });
     let uses_customs = uses_var || style_queries;
-    for sheet in &parsed {
+    let kept = Kept { customs: uses_customs, boxes };
+    for (sheet, shared) in &parsed {
         invalid_rules += sheet.invalid_rules;
-        rules.add_sheet(sheet, Origin::Author, doc.is_quirks(), rank, Kept { customs: uses_customs, boxes });
+        if *shared {
+            rules.add_shared_sheet(sheet, doc.is_quirks(), rank, kept);
+        } else {
+            rules.add_sheet(sheet, Origin::Author, doc.is_quirks(), rank, kept);
+        }
     }
     rules.unlayered = unlayered;
     if invalid_rules > 0 {

@@ -76,6 +76,8 @@ pub(crate) struct ParsedSheet {
     /// Rules dropped because they did not parse (bad selectors, stray
     /// tokens).
     pub(crate) invalid_rules: usize,
+    /// Its rules filed for the cascade, kept while the sheet is shared.
+    pub(crate) filed: super::index::SharedFiling,
 }
 
 /// How deep `@import` may nest (a sheet importing a sheet importing …).

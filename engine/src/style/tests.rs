@@ -138,6 +138,56 @@ fn a_sheet_cache_reads_a_linked_sheet_once_and_answers_as_reading_does() {
     assert_eq!(kept(&cache), before);
 }
 
+/// A cached sheet is filed once and its filing shared by later cascades:
+/// their answers equal a cascade that reads and files everything itself,
+/// whatever the page's own sheets around it, its layers and its mode.
+#[test]
+fn a_cached_sheet_is_filed_once_and_cascades_in_its_place() {
+    let shared = "#t{display:block} #v{display:none} #w{display:none} #x{display:block} #y{display:block !important}
+                  .b::before{content:'s'} p.a::after{content:'s'}";
+    for quirks in ["", "<!doctype html>"] {
+        let page = format!(
+            "{quirks}<style>@layer base {{ #x{{display:none}} #y{{display:none !important}} }} #t{{display:none}} #v{{display:block}}</style>
+             <link rel=stylesheet href=a.css><style>#w{{display:flex}} .a::after{{content:none}}</style>
+             <p id=t class=b>t</p><p id=v class=a>v</p><p id=w>w</p><p id=x>x</p><p id=y>y</p>"
+        );
+        let options = crate::ParseOptions { url: url::Url::parse("https://x.test/p/").ok(), ..Default::default() };
+        let doc = parse(page.as_bytes(), &options);
+        let stylesheets = vec![StylesheetText { url: Some("https://x.test/p/a.css".into()), text: shared.into() }];
+        let cache = SheetCache::default();
+        let plain = cascade(&doc, &CascadeOptions { stylesheets: stylesheets.clone(), ..Default::default() });
+        let filing = || {
+            let cached = cache.0.lock().ok().and_then(|c| c.front().map(|c| Arc::clone(&c.sheet)));
+            cached.map(|s| s.filed.0.iter().filter_map(|f| f.get().map(Arc::as_ptr)).collect::<Vec<_>>())
+        };
+        // The first cascade reads the sheet into the cache and files it
+        // alone; the second finds both.
+        let mut filings = Vec::new();
+        for _ in 0..2 {
+            let cached = cascade(&doc, &CascadeOptions { stylesheets: stylesheets.clone(), sheet_cache: Some(cache.clone()), ..Default::default() });
+            for id in ["t", "v", "w", "x", "y"] {
+                let id = by_id(&doc, id);
+                assert_eq!(cached.get(id), plain.get(id), "{quirks}: #{}", doc.element(id).and_then(|e| e.attr("id")).unwrap_or_default());
+                assert_eq!(cached.before(id).map(|p| p.content.clone()), plain.before(id).map(|p| p.content.clone()));
+                assert_eq!(cached.after(id).map(|p| p.content.clone()), plain.after(id).map(|p| p.content.clone()));
+            }
+            filings.push(filing());
+        }
+        assert_eq!(filings[0].as_ref().map(Vec::len), Some(1), "{quirks}: one filing, made by the first cascade");
+        assert_eq!(filings[0], filings[1], "{quirks}: the second cascade used it");
+        // The answers themselves: a later sheet wins over an earlier one,
+        // an unlayered rule over a layered one, and for !important the
+        // other way round.
+        let display = |id| plain.get(by_id(&doc, id)).display;
+        assert_eq!(
+            ["t", "v", "w", "x", "y"].map(display),
+            [Display::Block, Display::None, Display::Flex, Display::Block, Display::None],
+            "{quirks}"
+        );
+        assert!(plain.before(by_id(&doc, "t")).is_some() && plain.after(by_id(&doc, "v")).is_none());
+    }
+}
+
 #[test]
 fn pseudo_elements_and_inheritance() {
     let (doc, s) = styled(
