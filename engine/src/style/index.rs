@@ -234,8 +234,8 @@ impl Rules {
 
     /// Files an author sheet that other cascades read too (a cached linked
     /// sheet): its own filing, made once, is used when none of its rules
-    /// is in a layer (their ranks depend on the document); otherwise it is
-    /// filed as [`Rules::add_sheet`] does.
+    /// is in a layer (the cache keeps no such sheet: layer ranks depend on
+    /// the document); otherwise it is filed as [`Rules::add_sheet`] does.
     pub(crate) fn add_shared_sheet(
         &mut self,
         sheet: &ParsedSheet,

@@ -557,7 +557,10 @@ fn linked_sheet<'a>(
     }
     let before = sheets.marks();
     let sheet = Arc::new(parse_sheet_in(&s.text, url::Url::parse(url).ok().as_ref(), env, sheets));
-    let shared = sheets.marks() == before;
+    // A sheet that declares layers or imports, or puts rules in a layer
+    // (even one an earlier sheet declared: layers are numbered per
+    // document), gives what the rest of the cascade makes of it.
+    let shared = sheets.marks() == before && sheet.rules.iter().all(|r| r.layer.is_none());
     if shared {
         cache.put(url, &s.text, env, &sheet);
     }
@@ -620,7 +623,7 @@ fn read_rules(doc: &Document, options: &CascadeOptions) -> ReadRules {
     }
     // Layers are ranked once every sheet has declared its own.
     let (ranks, unlayered) = sheets.layers.ranks();
-    let rank = |layer: Option<u32>| layer.map_or(unlayered, |l| ranks[l as usize]);
+    let rank = |layer: Option<u32>| layer.map_or(unlayered, |l| ranks.get(l as usize).copied().unwrap_or(unlayered));
     // Custom properties matter when a property whittle computes uses
     // var(); otherwise rules that only set them are not even filed.
     let uses_var = parsed.iter().any(|(sheet, _)| {

@@ -138,6 +138,29 @@ fn a_sheet_cache_reads_a_linked_sheet_once_and_answers_as_reading_does() {
     assert_eq!(kept(&cache), before);
 }
 
+/// A cached sheet must not carry one document's layers into another: a
+/// sheet whose rules sit in a layer an earlier sheet declared is read
+/// anew for every page (the second page, declaring no layers, once
+/// panicked on it).
+#[test]
+fn a_sheet_in_another_sheets_layer_is_not_cached() {
+    let options = crate::ParseOptions { url: url::Url::parse("https://x.test/p/").ok(), ..Default::default() };
+    let stylesheets = vec![StylesheetText { url: Some("https://x.test/p/a.css".into()), text: "@layer a { #t{display:none} }".into() }];
+    let cache = SheetCache::default();
+    let pages = [
+        "<style>@layer z, a; @layer z { #t{display:block} }</style><link rel=stylesheet href=a.css><p id=t>t",
+        "<link rel=stylesheet href=a.css><p id=t>t",
+        "<style>@layer a, z; @layer z { #t{display:block} }</style><link rel=stylesheet href=a.css><p id=t>t",
+    ];
+    for page in pages {
+        let doc = parse(page.as_bytes(), &options);
+        let cached = cascade(&doc, &CascadeOptions { stylesheets: stylesheets.clone(), sheet_cache: Some(cache.clone()), ..Default::default() });
+        let plain = cascade(&doc, &CascadeOptions { stylesheets: stylesheets.clone(), ..Default::default() });
+        assert_eq!(cached.get(by_id(&doc, "t")), plain.get(by_id(&doc, "t")), "{page}");
+    }
+    assert_eq!(cache.0.lock().map(|c| c.len()).ok(), Some(0));
+}
+
 /// A cached sheet is filed once and its filing shared by later cascades:
 /// their answers equal a cascade that reads and files everything itself,
 /// whatever the page's own sheets around it, its layers and its mode.
