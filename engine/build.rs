@@ -6,9 +6,10 @@
 //!
 //! Layout, all integers little-endian `u32`:
 //! `n` · `n + 1` offsets into the bytes, by rank · `s` · the `s` slots of
-//! an open-addressing index (by `hash` of a token's bytes: rank + 1, 0 for
-//! an empty slot; a power of two, under 40% full) · the token bytes, rank
-//! after rank. A rank with no ordinary token (a special token's) has an
+//! an open-addressing index (by `hash` of a token's bytes: rank + 1 in the
+//! low `RANK_BITS` bits and a tag of the hash above them, 0 for an empty
+//! slot; a power of two, under 40% full) · the token bytes, rank after
+//! rank. A rank with no ordinary token (a special token's) has an
 //! empty span and no slot.
 
 use std::path::PathBuf;
@@ -44,11 +45,13 @@ fn main() {
         if t.is_empty() {
             continue;
         }
-        let mut slot = hash(t) & mask;
+        let h = hash(t);
+        let mut slot = h as usize & mask;
         while slots[slot] != 0 {
             slot = (slot + 1) & mask;
         }
-        slots[slot] = rank;
+        assert!(rank < 1 << RANK_BITS, "ranks fit beside the tag");
+        slots[slot] = tagged(rank, h);
     }
     put(&mut out, u32::try_from(slots.len()).expect("fewer than 2^32 slots"));
     for &s in &slots {

@@ -21,8 +21,9 @@ static TABLE: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/o200k.bin"));
 pub(crate) struct O200k {
     /// `n + 1` little-endian offsets into `bytes`, by rank.
     offsets: &'static [u8],
-    /// Open addressing by [`hash`] of a token's bytes: its rank + 1, or 0
-    /// for an empty slot; a power of two, under 40% full.
+    /// Open addressing by [`hash`] of a token's bytes: its rank + 1 and a
+    /// tag of the hash ([`tagged`]), or 0 for an empty slot; a power of
+    /// two, under 40% full.
     slots: &'static [u8],
     bytes: &'static [u8],
     pattern: fancy_regex::Regex,
@@ -61,14 +62,20 @@ impl O200k {
     /// The rank of the token spelled `piece`, if there is one.
     fn rank(&self, piece: &[u8]) -> Option<u32> {
         let mask = self.slots.len() / 4 - 1;
-        let mut slot = hash(piece) & mask;
+        let h = hash(piece);
+        let mut slot = h as usize & mask;
         loop {
             let entry = u32_at(self.slots, slot);
             if entry == 0 {
                 return None;
             }
-            if self.token(entry - 1) == piece {
-                return Some(entry - 1);
+            // Another tag: another token, known without reading it.
+            let rank_1 = entry & ((1 << RANK_BITS) - 1);
+            if let Some(rank) = rank_1.checked_sub(1)
+                && tagged(rank_1, h) == entry
+                && self.token(rank) == piece
+            {
+                return Some(rank);
             }
             slot = (slot + 1) & mask;
         }
