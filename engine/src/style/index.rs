@@ -233,19 +233,11 @@ impl Rules {
     }
 
     /// Files an author sheet that other cascades read too (a cached linked
-    /// sheet): its own filing, made once, is used when none of its rules
-    /// is in a layer (the cache keeps no such sheet: layer ranks depend on
-    /// the document); otherwise it is filed as [`Rules::add_sheet`] does.
-    pub(crate) fn add_shared_sheet(
-        &mut self,
-        sheet: &ParsedSheet,
-        quirks: bool,
-        layer_rank: impl Fn(Option<u32>) -> u32,
-        kept: Kept,
-    ) {
-        if sheet.rules.iter().any(|r| r.layer.is_some()) {
-            return self.add_sheet(sheet, Origin::Author, quirks, layer_rank, kept);
-        }
+    /// sheet) through its own filing, made once. Its rules are in no layer
+    /// (the cache keeps no such sheet: layer ranks depend on the
+    /// document), so each is filed as [`UNLAYERED`].
+    pub(crate) fn add_shared_sheet(&mut self, sheet: &ParsedSheet, quirks: bool, kept: Kept) {
+        debug_assert!(sheet.rules.iter().all(|r| r.layer.is_none()), "a shared sheet has no layered rule");
         let slot = usize::from(quirks) | usize::from(kept.customs) << 1 | usize::from(kept.boxes == KeptBoxes::All) << 2;
         let filed = sheet.filed.0[slot].get_or_init(|| {
             let mut filed = Filed::default();

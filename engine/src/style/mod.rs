@@ -639,7 +639,7 @@ fn read_rules(doc: &Document, options: &CascadeOptions) -> ReadRules {
     for (sheet, shared) in &parsed {
         invalid_rules += sheet.invalid_rules;
         if *shared {
-            rules.add_shared_sheet(sheet, doc.is_quirks(), rank, kept);
+            rules.add_shared_sheet(sheet, doc.is_quirks(), kept);
         } else {
             rules.add_sheet(sheet, Origin::Author, doc.is_quirks(), rank, kept);
         }

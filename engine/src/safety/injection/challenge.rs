@@ -154,21 +154,6 @@ const CHALLENGE_HOSTS: &[&str] = &["challenges.cloudflare.com", "hcaptcha.com", 
 /// forms carry reCAPTCHA): the caller weighs it with [`challenge_words`]
 /// and how much else the page has.
 ///
-/// Whether an element is a challenge widget that shows itself: one of its
-/// `class`, `id` or (on `iframe` and `script`) `src` is a
-/// [`challenge_marker`], and it is not an invisible reCAPTCHA
-/// (`data-size="invisible"`, which scores visitors and shows nothing).
-/// The class text is read only when the element has classes, `src` only
-/// on the two tags it marks: this runs on every element of a page, and
-/// each read searches the attribute list.
-pub fn challenge_element(e: &Element) -> bool {
-    let tag = e.local_name().as_ref();
-    let marked = (!e.class_atoms().is_empty() && e.attr("class").is_some_and(|v| challenge_marker(tag, "class", v)))
-        || e.id().is_some_and(|v| challenge_marker(tag, "id", v))
-        || (matches!(tag, "iframe" | "script") && e.attr("src").is_some_and(|v| challenge_marker(tag, "src", v)));
-    marked && !e.attr("data-size").is_some_and(|v| v.trim().eq_ignore_ascii_case("invisible"))
-}
-
 /// Other attributes never match.
 pub fn challenge_marker(tag: &str, attr_name: &str, attr_value: &str) -> bool {
     if attr_name.eq_ignore_ascii_case("class") {
@@ -215,4 +200,19 @@ pub fn challenge_marker(tag: &str, attr_name: &str, attr_value: &str) -> bool {
         return CHALLENGE_HOSTS.iter().any(|d| under(d));
     }
     false
+}
+
+/// Whether an element is a challenge widget that shows itself: one of its
+/// `class`, `id` or (on `iframe` and `script`) `src` is a
+/// [`challenge_marker`], and it is not an invisible reCAPTCHA
+/// (`data-size="invisible"`, which scores visitors and shows nothing).
+/// The class text is read only when the element has classes, `src` only
+/// on the two tags it marks: this runs on every element of a page, and
+/// each read searches the attribute list.
+pub fn challenge_element(e: &Element) -> bool {
+    let tag = e.local_name().as_ref();
+    let marked = (!e.class_atoms().is_empty() && e.attr("class").is_some_and(|v| challenge_marker(tag, "class", v)))
+        || e.id().is_some_and(|v| challenge_marker(tag, "id", v))
+        || (matches!(tag, "iframe" | "script") && e.attr("src").is_some_and(|v| challenge_marker(tag, "src", v)));
+    marked && !e.attr("data-size").is_some_and(|v| v.trim().eq_ignore_ascii_case("invisible"))
 }
