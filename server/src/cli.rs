@@ -326,7 +326,7 @@ pub fn inspect(
         let attrs = e
             .attrs
             .iter()
-            .map(|a| (a.name.local.to_string(), serde_json::Value::String(a.value.clone())))
+            .map(|a| (a.name.local.to_string(), serde_json::Value::String(a.value.to_string())))
             .collect();
         let line = Inspected {
             tag: &e.name.local,

@@ -70,7 +70,7 @@ impl DocumentBuilder {
             if kept.iter().any(|a| a.name.local == local) {
                 continue;
             }
-            kept.push(Attr { name: QualName::new(None, ns!(), local), value: v.to_owned() });
+            kept.push(Attr { name: QualName::new(None, ns!(), local), value: v.into() });
         }
         let id = self.doc.push_node(NodeData::Element(Element::new(QualName::new(None, namespace, local), kept)))?;
         self.link(parent, id);
@@ -81,7 +81,7 @@ impl DocumentBuilder {
     /// nodes stay separate, as in the DOM they came from.
     pub fn text(&mut self, parent: NodeId, text: &str) -> Option<NodeId> {
         let parent = self.place(parent, false)?;
-        let id = self.doc.push_node(NodeData::Text(text.to_owned()))?;
+        let id = self.doc.push_node(NodeData::Text(text.into()))?;
         self.link(parent, id);
         Some(id)
     }

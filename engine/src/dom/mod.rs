@@ -19,10 +19,10 @@ mod mutate;
 mod places;
 mod sink;
 
-use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use compact_str::CompactString;
 use html5ever::{LocalName, Namespace, QualName, local_name, ns};
 use rustc_hash::FxHashMap;
 use url::Url;
@@ -109,7 +109,7 @@ pub enum NodeData {
     /// `<!DOCTYPE …>`.
     Doctype,
     /// Character data, already decoded.
-    Text(String),
+    Text(CompactString),
     /// A comment (kept so that the tree matches the reference parser).
     Comment(String),
     /// A processing instruction (only from foreign content).
@@ -140,30 +140,21 @@ pub struct Attr {
     /// Attribute name (lower-case for HTML elements).
     pub name: QualName,
     /// Decoded value.
-    pub value: String,
+    pub value: CompactString,
 }
 
-/// The id and class atoms an element caches, made once per distinct text:
-/// a page repeats its ids' and class lists' texts, and a lookup here is
-/// cheaper than splitting and interning each again. The parser's sink keeps
-/// one for the whole page; a lone change to one element uses a new one.
+/// The class atoms elements cache, made once per distinct `class` text:
+/// a page repeats its class lists' texts, and a lookup here is cheaper
+/// than splitting and interning each again. (Ids are unique on a page, so
+/// their atoms are made directly.) The parser's sink keeps one for the
+/// whole page; a lone change to one element uses a new one.
 #[derive(Default)]
 pub(crate) struct Atoms {
-    ids: FxHashMap<Box<str>, LocalName>,
     /// Each `class` value's ordered set of class atoms.
     class_lists: FxHashMap<Box<str>, Arc<[LocalName]>>,
 }
 
 impl Atoms {
-    fn id(&mut self, text: &str) -> LocalName {
-        if let Some(a) = self.ids.get(text) {
-            return a.clone();
-        }
-        let a = LocalName::from(text);
-        self.ids.insert(text.into(), a.clone());
-        a
-    }
-
     fn classes(&mut self, list: &str) -> Arc<[LocalName]> {
         if let Some(a) = self.class_lists.get(list) {
             return a.clone();
@@ -226,7 +217,7 @@ impl Element {
                 _ => {}
             }
         }
-        self.id = id.filter(|v| !v.is_empty()).map(|v| atoms.id(v));
+        self.id = id.filter(|v| !v.is_empty()).map(LocalName::from);
         self.classes = class.map(|list| atoms.classes(list)).filter(|c| !c.is_empty());
     }
 
@@ -320,7 +311,7 @@ pub struct Document {
 #[derive(Debug, Default)]
 struct Index {
     /// Each id's first element in tree order (`getElementById`).
-    ids: HashMap<LocalName, NodeId>,
+    ids: FxHashMap<LocalName, NodeId>,
     /// The first `<base href>` in tree order, resolved.
     base_url: Option<Url>,
 }
@@ -583,7 +574,7 @@ impl Document {
     /// One walk of the tree (template contents and detached nodes are not
     /// in it): ids and the first `<base href>`.
     fn build_index(&self) -> Index {
-        let mut ids = HashMap::new();
+        let mut ids = FxHashMap::default();
         let mut base_href = None;
         for id in self.descendants(NodeId::DOCUMENT) {
             if let Some(e) = self.element(id) {

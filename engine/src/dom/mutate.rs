@@ -164,7 +164,7 @@ impl Document {
             .iter()
             .map(|&(n, v)| Attr {
                 name: QualName::new(None, ns!(), LocalName::from(n.to_ascii_lowercase())),
-                value: v.to_owned(),
+                value: v.into(),
             })
             .collect();
         self.create_element(name, attrs)
@@ -172,7 +172,7 @@ impl Document {
 
     /// Creates a text node, outside the tree (`createTextNode`).
     pub fn create_text(&mut self, text: &str) -> Result<NodeId, MutationError> {
-        self.push_node(NodeData::Text(text.to_owned())).ok_or(MutationError::ArenaFull)
+        self.push_node(NodeData::Text(text.into())).ok_or(MutationError::ArenaFull)
     }
 
     /// Replaces the data of a text node.
@@ -324,7 +324,7 @@ impl Document {
                     return Err(MutationError::TooManyAttributes);
                 }
                 e.attrs
-                    .push(Attr { name: QualName::new(None, ns!(), LocalName::from(&*name)), value: value.to_owned() });
+                    .push(Attr { name: QualName::new(None, ns!(), LocalName::from(&*name)), value: value.into() });
             }
         }
         self.attribute_changed(element, &name);

@@ -7,6 +7,7 @@
 use std::borrow::Cow;
 use std::cell::{Cell, RefCell};
 
+use compact_str::CompactString;
 use html5ever::interface::{ElementFlags, NodeOrText, QuirksMode, TreeSink};
 use html5ever::tendril::StrTendril;
 use html5ever::{Attribute, ExpandedName, LocalName, Namespace, QualName, local_name, ns};
@@ -38,9 +39,8 @@ impl Handle {
 
 pub(crate) struct ArenaSink {
     tree: RefCell<Tree>,
-    /// The id atoms and class lists made so far, by their text: a page
-    /// repeats its classes, and a lookup is cheaper than splitting and
-    /// interning again.
+    /// The class lists made so far, by their text: a page repeats its
+    /// classes, and a lookup is cheaper than splitting and interning again.
     atoms: RefCell<Atoms>,
     parse_errors: Cell<usize>,
     kept_errors: RefCell<Vec<Cow<'static, str>>>,
@@ -263,7 +263,7 @@ pub(crate) fn is_void(local: &LocalName) -> bool {
 }
 
 fn convert_attrs(attrs: Vec<Attribute>) -> Vec<Attr> {
-    attrs.into_iter().map(|a| Attr { name: a.name, value: String::from(&*a.value) }).collect()
+    attrs.into_iter().map(|a| Attr { name: a.name, value: CompactString::from(&*a.value) }).collect()
 }
 
 impl TreeSink for ArenaSink {
@@ -339,7 +339,7 @@ impl TreeSink for ArenaSink {
                     existing.push_str(&text);
                     return;
                 }
-                let id = tree.push(NodeData::Text(String::from(&*text)));
+                let id = tree.push(NodeData::Text(CompactString::from(&*text)));
                 tree.link_last(parent, id);
             }
         }
@@ -422,7 +422,7 @@ impl TreeSink for ArenaSink {
                     existing.push_str(&text);
                     return;
                 }
-                let id = tree.push(NodeData::Text(String::from(&*text)));
+                let id = tree.push(NodeData::Text(CompactString::from(&*text)));
                 tree.link_before(sibling, id);
             }
         }
@@ -434,7 +434,7 @@ impl TreeSink for ArenaSink {
             let mut present: std::collections::HashSet<QualName> = e.attrs.iter().map(|a| a.name.clone()).collect();
             for a in attrs {
                 if present.insert(a.name.clone()) {
-                    e.attrs.push(Attr { name: a.name, value: String::from(&*a.value) });
+                    e.attrs.push(Attr { name: a.name, value: CompactString::from(&*a.value) });
                 }
             }
             e.refresh_cached_attrs();
