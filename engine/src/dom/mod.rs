@@ -19,6 +19,7 @@ mod mutate;
 mod places;
 mod sink;
 
+use std::num::NonZeroU32;
 use std::sync::{Arc, OnceLock};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -67,23 +68,36 @@ impl DocumentId {
 
 /// The index of a node in its [`Document`]. The document node is always
 /// [`NodeId::DOCUMENT`].
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
-pub struct NodeId(u32);
+///
+/// Held as index + 1, never zero, so that an `Option<NodeId>` (five in
+/// every node's links, more in the side tables) takes four bytes, not
+/// eight.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct NodeId(NonZeroU32);
+
+const _: () = assert!(size_of::<Option<NodeId>>() == 4);
+
+impl std::fmt::Debug for NodeId {
+    /// `NodeId(index)`, the index as [`NodeId::index`] gives it.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("NodeId").field(&self.index()).finish()
+    }
+}
 
 impl NodeId {
     /// The document node, root of the tree.
-    pub const DOCUMENT: NodeId = NodeId(0);
+    pub const DOCUMENT: NodeId = NodeId(NonZeroU32::MIN);
 
     /// The position of this node in the arena (and in every side table).
     #[inline]
     pub fn index(self) -> usize {
-        self.0 as usize
+        (self.0.get() - 1) as usize
     }
 
     #[inline]
     pub(crate) fn from_index(index: usize) -> NodeId {
         // The arena never holds more than u32::MAX nodes: `push` checks.
-        NodeId(index as u32)
+        NodeId(NonZeroU32::MIN.saturating_add(index as u32))
     }
 }
 
