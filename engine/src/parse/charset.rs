@@ -51,8 +51,9 @@ pub fn decode<'a>(bytes: &'a [u8], transport_charset: Option<&str>) -> Decoded<'
         (enc, EncodingSource::Transport, bytes)
     } else if let Some(enc) = prescan(&bytes[..bytes.len().min(PRESCAN_BYTES)]) {
         (enc, EncodingSource::Meta, bytes)
-    } else if std::str::from_utf8(bytes).is_ok() {
-        (UTF_8, EncodingSource::ValidUtf8, bytes)
+    } else if let Ok(text) = std::str::from_utf8(bytes) {
+        // Already checked: borrowed as it is, not validated a second time.
+        return Decoded { text: Cow::Borrowed(text), encoding: UTF_8, source: EncodingSource::ValidUtf8, had_errors: false };
     } else {
         (WINDOWS_1252, EncodingSource::Fallback, bytes)
     };
