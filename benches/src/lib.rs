@@ -115,6 +115,17 @@ pub fn before_after(bytes: &[u8]) -> (Observation, Observation) {
     (before, after)
 }
 
+/// A hop check for benches' fetchers: loopback (`127.0.0.1`, `localhost`
+/// and its subdomains) only. A page's links to other hosts (stylesheets on
+/// a CDN) are refused before any name is looked up, so a bench sends
+/// nothing off the machine, and waits for no resolver.
+pub fn loopback_only() -> whittle::fetch::HopCheck {
+    std::sync::Arc::new(|url: &url::Url| match url.host_str() {
+        Some(h) if h == "127.0.0.1" || h == "localhost" || h.ends_with(".localhost") => Ok(()),
+        _ => Err("this bench fetches from loopback only".into()),
+    })
+}
+
 /// A Chromium backend for benches on a machine without internet:
 /// requests to hosts other than loopback (`127.0.0.1`, `localhost` and
 /// its subdomains) fail at once (a closed proxy

@@ -19,7 +19,7 @@ use chromiumoxide::cdp::browser_protocol::accessibility::GetFullAxTreeParams;
 use whittle::backend::SessionContext;
 use whittle::backend::cdp::CdpPage;
 use whittle::fetch::{Fetcher, Limits};
-use whittle_benches::{offline_chromium, serve};
+use whittle_benches::{loopback_only, offline_chromium, serve};
 use whittle_corpus::Suite;
 use whittle_engine::{FoldOptions, RefTable, SnapshotOptions, Viewport};
 
@@ -110,7 +110,7 @@ fn main() {
 async fn ask_chromium(pages: &[whittle_benches::Page]) -> HashMap<String, Pairs> {
     let served: HashMap<String, Vec<u8>> = pages.iter().enumerate().map(|(i, p)| (format!("/{i}"), p.bytes.clone())).collect();
     let addr = serve(Arc::new(served)).await;
-    let fetcher = Fetcher::new(Limits::default(), None).expect("a fetcher");
+    let fetcher = Fetcher::new(Limits::default(), Some(loopback_only())).expect("a fetcher");
     let context = SessionContext::new(fetcher, u64::MAX, Viewport::default());
     let tab = CdpPage::open(offline_chromium(), &context).await.expect("a Chromium tab");
     let mut out = HashMap::new();

@@ -24,7 +24,7 @@ use whittle::backend::cdp::CdpPage;
 use whittle::backend::{Navigation, Page, SessionContext};
 use whittle::fetch::{Fetcher, Limits};
 use whittle::session::{Session, SessionOptions};
-use whittle_benches::{median, ms, offline_chromium, percentile, serve};
+use whittle_benches::{loopback_only, median, ms, offline_chromium, percentile, serve};
 use whittle_corpus::Suite;
 use whittle_engine::{FoldOptions, RefTable, RenderOptions, fold, render};
 
@@ -57,7 +57,7 @@ async fn run(pages: Vec<whittle_benches::Page>, mix: Vec<whittle_benches::Page>,
     let mut escalated = Vec::new();
     for (i, p) in mix.iter().enumerate() {
         // A new session per page: nothing is known of the site yet.
-        let fetcher = Fetcher::new(Limits::default(), None).expect("a fetcher");
+        let fetcher = Fetcher::new(Limits::default(), Some(loopback_only())).expect("a fetcher");
         let mut session = Session::new(auto.clone(), fetcher, SessionOptions::default()).await.expect("a session");
         let out = session.call("navigate", json!({"url": format!("http://{addr}/{i}")})).await;
         let v = serde_json::to_value(&out.envelope).unwrap_or_default();
@@ -76,7 +76,7 @@ async fn run(pages: Vec<whittle_benches::Page>, mix: Vec<whittle_benches::Page>,
     }
 
     // Observe on the Chromium path vs the full accessibility tree.
-    let fetcher = Fetcher::new(Limits::default(), None).expect("a fetcher");
+    let fetcher = Fetcher::new(Limits::default(), Some(loopback_only())).expect("a fetcher");
     let context = SessionContext::new(fetcher, u64::MAX, Default::default());
     let mut page = CdpPage::open(cdp, &context).await.expect("a Chromium tab");
     let mut refs = RefTable::new();

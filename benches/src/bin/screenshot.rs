@@ -18,7 +18,7 @@ use serde_json::{Value, json};
 use whittle::backend::auto::{AutoBackend, EnginePolicy};
 use whittle::fetch::{Fetcher, Limits};
 use whittle::session::{Session, SessionOptions};
-use whittle_benches::{median, ms, offline_chromium, percentile, serve};
+use whittle_benches::{loopback_only, median, ms, offline_chromium, percentile, serve};
 use whittle_corpus::Suite;
 
 fn main() {
@@ -45,7 +45,7 @@ async fn run(pages: Vec<(String, Vec<u8>)>, runs: usize) {
     let served: HashMap<String, Vec<u8>> = pages.iter().enumerate().map(|(i, (_, b))| (format!("/{i}"), b.clone())).collect();
     let addr = serve(Arc::new(served)).await;
     let backend = Arc::new(AutoBackend::new(EnginePolicy::Chromium, offline_chromium()));
-    let fetcher = Fetcher::new(Limits::default(), None).expect("a fetcher");
+    let fetcher = Fetcher::new(Limits::default(), Some(loopback_only())).expect("a fetcher");
     let mut session = Session::new(backend, fetcher, SessionOptions::default()).await.expect("a session");
     let (mut marked, mut plain) = (Vec::new(), Vec::new());
     let (mut labels, mut failed) = (0u64, 0usize);

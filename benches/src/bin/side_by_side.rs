@@ -29,8 +29,8 @@ use url::Url;
 use whittle::backend::cdp::CdpPage;
 use whittle::backend::static_http::StaticPage;
 use whittle::backend::SessionContext;
-use whittle::fetch::{Fetcher, HopCheck, Limits, Request};
-use whittle_benches::{median, ms, offline_chromium, percentile, serve};
+use whittle::fetch::{Fetcher, Limits, Request};
+use whittle_benches::{loopback_only, median, ms, offline_chromium, percentile, serve};
 use whittle_corpus::Suite;
 use whittle_engine::{FoldOptions, RefTable, RenderOptions, Viewport, fold, render};
 
@@ -97,11 +97,7 @@ struct Row {
 async fn run(pages: Vec<whittle_benches::Page>, runs: usize) {
     let served: HashMap<String, Vec<u8>> = pages.iter().enumerate().map(|(i, p)| (format!("/{i}"), p.bytes.clone())).collect();
     let addr = serve(Arc::new(served)).await;
-    let loopback_only: HopCheck = Arc::new(|url: &Url| match url.host_str() {
-        Some("127.0.0.1") => Ok(()),
-        _ => Err("this bench fetches from loopback only".into()),
-    });
-    let fetcher = Fetcher::new(Limits::default(), Some(loopback_only)).expect("a fetcher");
+    let fetcher = Fetcher::new(Limits::default(), Some(loopback_only())).expect("a fetcher");
     let context = SessionContext::new(fetcher.clone(), u64::MAX, Viewport::default());
     let tab = CdpPage::open(offline_chromium(), &context).await.expect("a Chromium tab");
     let mut ours = StaticPage::new(fetcher, Viewport::default());
