@@ -66,23 +66,41 @@ impl Session {
         let engine = tab.page.engine();
         let mut notices = tab.page.notices();
         let host = tab.page.url().and_then(|u| u.host_str()).map(str::to_owned);
+        // Read once the page is analysed (analysing may move the tab to
+        // another engine, a new generation); analysing again keeps it.
+        let generation = tab.page.generation();
         let analysis = tab.page.analysis(&mut self.refs).await?;
         let is_default = *options == FoldOptions::default();
-        // Only field values changed since the baseline: refold their lines.
-        let refolded = match &tab.baseline {
-            Some(b) if is_default && !analysis.values_since.1.is_empty() && b.generation >= analysis.values_since.0 => {
-                whittle_engine::fold::refold_values(&b.folded, &analysis.tree, options, &RenderOptions::default(), &analysis.values_since.1)
-            }
+        // The page has not changed since its default view was rendered:
+        // that view holds (an observation holds for its generation).
+        let unchanged = match &tab.baseline {
+            Some(b) if is_default && b.generation == generation => Some(b.observation.clone()),
             _ => None,
         };
-        let folded = match refolded {
-            Some(f) => f,
+        let obs = match unchanged {
+            Some(obs) => obs,
             None => {
-                let options = with_main_content(*options, &analysis.document, &analysis.styles, &analysis.concealment, &analysis.semantics);
-                fold(&analysis.document, &analysis.tree, &analysis.layout, &options, &RenderOptions::default())
+                // Only field values changed since the baseline: refold their lines.
+                let refolded = match &tab.baseline {
+                    Some(b) if is_default && !analysis.values_since.1.is_empty() && b.generation >= analysis.values_since.0 => {
+                        whittle_engine::fold::refold_values(&b.folded, &analysis.tree, options, &RenderOptions::default(), &analysis.values_since.1)
+                    }
+                    _ => None,
+                };
+                let folded = match refolded {
+                    Some(f) => f,
+                    None => {
+                        let options = with_main_content(*options, &analysis.document, &analysis.styles, &analysis.concealment, &analysis.semantics);
+                        fold(&analysis.document, &analysis.tree, &analysis.layout, &options, &RenderOptions::default())
+                    }
+                };
+                let obs = render(&analysis.document, &folded);
+                if is_default {
+                    tab.baseline = Some(Baseline { generation, folded, observation: obs.clone() });
+                }
+                obs
             }
         };
-        let obs = render(&analysis.document, &folded);
         // Values of sensitive fields (prefilled, or typed) become secrets of
         // the session: a page that shows one as text later (a careless
         // echo) shows its token instead.
@@ -102,9 +120,6 @@ impl Session {
         let mut envelope = Envelope::observation(ids, engine, &analysis.layout, &obs, &analysis.tree, origin);
         envelope.server.notices.append(&mut notices);
         remember(tab, &envelope);
-        if is_default {
-            tab.baseline = Some(Baseline { generation: tab.page.generation(), folded, observation: obs.clone() });
-        }
         Ok((obs, envelope))
     }
 

@@ -225,6 +225,37 @@ async fn observe_with_an_image_on_the_static_engine_is_the_observation_and_a_not
     assert!(bad.text.contains("image"), "{}", bad.text);
 }
 
+/// Observing a page that has not changed gives the view rendered before;
+/// every change (CSS the action turns on, a typed value, another view in
+/// between) shows in the next observation.
+#[tokio::test(flavor = "multi_thread")]
+async fn observe_again_is_the_same_view_until_the_page_changes() {
+    let server = shop().await;
+    let mut s = session().await;
+    let page = call(&mut s, "navigate", json!({"url": server.url("/toggle").as_str()})).await;
+    let show = ref_of(&page, "checkbox", "Show details");
+    let first = call(&mut s, "observe", json!({})).await;
+    assert!(!ok(&first).contains("Details"), "{}", first.text);
+    assert_eq!(ok(&call(&mut s, "observe", json!({})).await), first.text);
+    ok(&call(&mut s, "act", json!({"do": "check", "ref": show})).await);
+    let checked = call(&mut s, "observe", json!({})).await;
+    assert!(ok(&checked).contains(&format!("[{show}] checkbox \"Show details\" checked\nh2 Details\n")), "{}", checked.text);
+
+    call(&mut s, "navigate", json!({"url": server.url("/checkout").as_str()})).await;
+    let form = call(&mut s, "observe", json!({})).await;
+    // A smaller budget is folded anew, and leaves the default view as it was.
+    let small = call(&mut s, "observe", json!({"budget": 60})).await;
+    assert!(ok(&small).len() < form.text.len(), "{}", small.text);
+    assert_eq!(ok(&call(&mut s, "observe", json!({})).await), form.text);
+    let email = ref_of(&form, "textbox", "Email");
+    ok(&call(&mut s, "act", json!({"do": "type", "ref": email, "text": "jane@example.com"})).await);
+    let typed = call(&mut s, "observe", json!({})).await;
+    assert!(ok(&typed).contains(&format!("[{email}] textbox \"Email\" = \"jane@example.com\"")), "{}", typed.text);
+    ok(&call(&mut s, "act", json!({"do": "clear", "ref": email})).await);
+    let cleared = call(&mut s, "observe", json!({})).await;
+    assert!(!ok(&cleared).contains("jane@example.com"), "{}", cleared.text);
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn enter_in_a_search_field_sends_its_form_and_links_open_tabs() {
     let server = shop().await;
