@@ -5,9 +5,10 @@
 //! sensitive fields it shows become secrets of the session before anything
 //! is sent.
 
-use whittle_engine::{Envelope, FoldOptions, Mode, Observation, RenderOptions, fold, render, with_main_content};
+use whittle_engine::{Envelope, FoldOptions, Folded, Mode, Observation, RenderOptions, fold, render, with_main_content};
 
 use super::{Baseline, Fail, Seen, Session, Tab, ToolOutput, invalid_args, picture_line, with_notices};
+use crate::backend::Analysis;
 use crate::tools::{ModeArg, ObserveArgs};
 
 /// How many observations per tab an action may name by `snapshot_id`.
@@ -73,27 +74,10 @@ impl Session {
         let is_default = *options == FoldOptions::default();
         // The page has not changed since its default view was rendered:
         // that view holds (an observation holds for its generation).
-        let unchanged = match &tab.baseline {
-            Some(b) if is_default && b.generation == generation => Some(b.observation.clone()),
-            _ => None,
-        };
-        let obs = match unchanged {
-            Some(obs) => obs,
-            None => {
-                // Only field values changed since the baseline: refold their lines.
-                let refolded = match &tab.baseline {
-                    Some(b) if is_default && !analysis.values_since.1.is_empty() && b.generation >= analysis.values_since.0 => {
-                        whittle_engine::fold::refold_values(&b.folded, &analysis.tree, options, &RenderOptions::default(), &analysis.values_since.1)
-                    }
-                    _ => None,
-                };
-                let folded = match refolded {
-                    Some(f) => f,
-                    None => {
-                        let options = with_main_content(*options, &analysis.document, &analysis.styles, &analysis.concealment, &analysis.semantics);
-                        fold(&analysis.document, &analysis.tree, &analysis.layout, &options, &RenderOptions::default())
-                    }
-                };
+        let obs = match &tab.baseline {
+            Some(b) if is_default && b.generation == generation => b.observation.clone(),
+            _ => {
+                let folded = fold_view(tab.baseline.as_ref(), analysis, options, is_default);
                 let obs = render(&analysis.document, &folded);
                 if is_default {
                     tab.baseline = Some(Baseline { generation, folded, observation: obs.clone() });
@@ -134,6 +118,21 @@ impl Session {
         }
         Ok(self.view("act", &FoldOptions::default()).await?.0)
     }
+}
+
+/// The page folded for `options`: from the baseline's lines when only
+/// field values changed since it (the default view), else anew.
+fn fold_view(baseline: Option<&Baseline>, analysis: &Analysis, options: &FoldOptions, is_default: bool) -> Folded {
+    if let Some(b) = baseline
+        && is_default
+        && !analysis.values_since.1.is_empty()
+        && b.generation >= analysis.values_since.0
+        && let Some(f) = whittle_engine::fold::refold_values(&b.folded, &analysis.tree, options, &RenderOptions::default(), &analysis.values_since.1)
+    {
+        return f;
+    }
+    let options = with_main_content(*options, &analysis.document, &analysis.styles, &analysis.concealment, &analysis.semantics);
+    fold(&analysis.document, &analysis.tree, &analysis.layout, &options, &RenderOptions::default())
 }
 
 /// Remembers an observation for `snapshot_id` checks.
