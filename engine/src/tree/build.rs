@@ -212,6 +212,15 @@ impl Builder<'_> {
             }
             return;
         }
+        // Whitespace between tags (most text nodes of an indented page) is
+        // a word break and nothing more, unless it holds a line break that
+        // `white-space` keeps: nothing to read, scan or copy.
+        if is_blank(text)
+            && !(text.contains('\n') && self.styles.get(id).white_space.keeps_newlines() && !self.in_single_line())
+        {
+            self.push(Piece::Space);
+            return;
+        }
         // Characters a person cannot see: tag characters, zero-width runs,
         // bidi controls, and Latin text an override turns backwards.
         let readable = conceal::readable(text);
@@ -641,6 +650,11 @@ fn has_content(doc: &Document, id: NodeId) -> bool {
         }
         _ => false,
     })
+}
+
+/// Whether `text` is HTML whitespace only (at least one character).
+fn is_blank(text: &str) -> bool {
+    !text.is_empty() && text.bytes().all(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r' | b'\x0C'))
 }
 
 /// Joins the pieces of a line: whitespace collapsed, no space at either

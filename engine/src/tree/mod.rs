@@ -393,4 +393,14 @@ mod tests {
         let text = observe("<p>Read the <a href=/terms inert>terms</a> or <a href=/faq>the FAQ</a>.</p>");
         assert_eq!(text, "#\nRead the or [1] link \"the FAQ\".\n");
     }
+
+    #[test]
+    fn whitespace_between_tags_is_a_word_break_and_kept_line_breaks_stay() {
+        // Blank text nodes separate words; none means the words join.
+        assert_eq!(observe("<p><b>one</b> <i>two</i><b>three</b>\n\t<i>four</i></p>"), "#\none twothree four\n");
+        // A blank node beside a widget keeps the two apart.
+        assert_eq!(observe("<p>Go <a href=/x>on</a> \n <a href=/y>back</a></p>"), "#\nGo [1] link \"on\" [2] link \"back\"\n");
+        // Under `white-space: pre`, a blank node's line break is a line break.
+        assert_eq!(observe("<pre><b>first</b>\n<b>second</b>  <b>third</b></pre>"), "#\nfirst\nsecond third\n");
+    }
 }
