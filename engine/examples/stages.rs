@@ -1,11 +1,12 @@
-//! Times each stage on one page: `cargo run --release --example stages FILE`.
+//! Times each stage on one page: `cargo run --release --example stages FILE`
+//! (the mean of 20 runs; `RUNS=n` for another count, e.g. under `perf`).
 use std::time::Instant;
 use whittle_engine::*;
 
 fn main() {
     let path = std::env::args().nth(1).expect("usage: stages FILE");
     let bytes = std::fs::read(&path).expect("readable file");
-    let runs = 20;
+    let runs: usize = std::env::var("RUNS").ok().and_then(|r| r.parse().ok()).unwrap_or(20);
     let mut times = [0f64; 8];
     for _ in 0..runs {
         let t = Instant::now();

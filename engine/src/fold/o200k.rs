@@ -5,14 +5,23 @@
 //! and the MCP server's memory. Counting needs only the vocabulary:
 //! `build.rs` writes it once as one blob (offsets by rank, a hash index,
 //! the bytes; 4.2 MB, read in place), and this module splits text with
-//! o200k's own pattern (tiktoken-rs's `O200K_BASE_PAT_STR`, through
-//! `fancy-regex` as tiktoken-rs does) and merges each piece by rank.
-//! Tests check the counts equal tiktoken-rs's.
+//! o200k's own pattern (tiktoken-rs's `O200K_BASE_PAT_STR`) and merges
+//! each piece by rank. Tests check the counts equal tiktoken-rs's.
+//!
+//! The pattern's one lookahead, `\s+(?!\S)` (a run of spaces leaves its
+//! last space to the word after it), is the only part a finite automaton
+//! cannot run; tiktoken-rs runs the whole pattern on `fancy-regex`'s
+//! backtracking machine for it. Here `regex-automata` runs the pattern
+//! without that alternative, each match anchored where the last ended, and
+//! [`O200k::count_with`] gives the last space back by hand.
 
-use std::cell::OnceCell;
+use std::cell::RefCell;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::sync::OnceLock;
+
+use regex_automata::meta;
+use regex_automata::{Anchored, Input};
 
 static TABLE: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/o200k.bin"));
 
@@ -26,7 +35,25 @@ pub(crate) struct O200k {
     /// two, under 40% full.
     slots: &'static [u8],
     bytes: &'static [u8],
-    pattern: fancy_regex::Regex,
+    pattern: meta::Regex,
+}
+
+/// The end of o200k's pattern: spaces before a word, then any other spaces.
+/// [`O200k::load`] runs it as `\s+` alone (see the module's notes).
+const LOOKAHEAD_TAIL: &str = r"|\s+(?!\S)|\s+";
+
+/// A piece as o200k's `\s+(?!\S)` leaves it: a run of two or more
+/// spaces followed by more text gives its last space to what follows. (A
+/// run holding a line break is matched by an earlier alternative, which
+/// ends it at the break.)
+fn before_word(piece: &str, more: bool) -> &str {
+    if !more || piece.ends_with(['\r', '\n']) || !piece.chars().all(char::is_whitespace) {
+        return piece;
+    }
+    match piece.char_indices().next_back() {
+        Some((last, _)) if last > 0 => &piece[..last],
+        _ => piece,
+    }
 }
 
 fn u32_at(s: &[u8], i: usize) -> u32 {
@@ -50,7 +77,8 @@ impl O200k {
         if n == 0 || !s.is_power_of_two() || s <= n || u32_at(offsets, n) as usize != bytes.len() {
             return None;
         }
-        let pattern = fancy_regex::Regex::new(tiktoken_rs::O200K_BASE_PAT_STR).ok()?;
+        let pattern = tiktoken_rs::O200K_BASE_PAT_STR.strip_suffix(LOOKAHEAD_TAIL)?;
+        let pattern = meta::Regex::new(&format!(r"{pattern}|\s+")).ok()?;
         Some(O200k { offsets, slots, bytes, pattern })
     }
 
@@ -85,25 +113,34 @@ impl O200k {
     /// `encode_ordinary(text).len()`.
     pub(crate) fn count(&self, text: &str) -> usize {
         thread_local! {
-            /// This thread's copy of the pattern: threads sharing one wait
-            /// on its scratch space (`research` counts on every core).
-            static PATTERN: OnceCell<fancy_regex::Regex> = const { OnceCell::new() };
+            /// This thread's scratch space for the pattern: threads
+            /// sharing one would wait on it (`research` counts on every
+            /// core).
+            static CACHE: RefCell<Option<meta::Cache>> = const { RefCell::new(None) };
         }
-        PATTERN.with(|cell| self.count_with(cell.get_or_init(|| self.pattern.clone()), text))
+        CACHE.with(|cell| match cell.try_borrow_mut() {
+            Ok(mut cache) => self.count_with(cache.get_or_insert_with(|| self.pattern.create_cache()), text),
+            Err(_) => self.count_with(&mut self.pattern.create_cache(), text),
+        })
     }
 
-    fn count_with(&self, pattern: &fancy_regex::Regex, text: &str) -> usize {
+    /// Each piece is the pattern's match anchored where the last one
+    /// ended (the pattern matches every character, so there is no gap to
+    /// search across, and no backward pass to find where a match starts).
+    fn count_with(&self, cache: &mut meta::Cache, text: &str) -> usize {
         let mut n = 0;
         let mut at = 0;
         while at < text.len() {
-            match pattern.find_from_pos(text, at) {
-                Ok(Some(m)) if m.end() > at => {
-                    n += self.piece_count(m.as_str().as_bytes());
-                    at = m.end();
+            let input = Input::new(text).range(at..).anchored(Anchored::Yes);
+            match self.pattern.search_with(cache, &input) {
+                Some(m) if m.end() > at => {
+                    let piece = before_word(&text[at..m.end()], m.end() < text.len());
+                    n += self.piece_count(piece.as_bytes());
+                    at += piece.len();
                 }
                 // The pattern ends in `\s+` and matches every character
-                // class, so this is not reached; if the backtracking limit
-                // ever stops it, the rest is priced one token per byte.
+                // class, so this is not reached; if it ever is, the rest is
+                // priced one token per byte.
                 _ => return n + text.len() - at,
             }
         }
@@ -286,6 +323,12 @@ mod tests {
             let ours = O200k::get().unwrap_or_else(|| panic!("the embedded table does not load"));
             proptest::prop_assert_eq!(ours.short_piece_count(&piece), ours.long_piece_count(&piece));
             proptest::prop_assert_eq!(ours.short_piece_count(&repeat), ours.long_piece_count(&repeat));
+        }
+
+        #[test]
+        fn runs_of_spaces_count_as_tiktoken_counts(text in "([ \t\u{a0}\u{2003}\u{3000}\r\n]{0,4}[a-zA-Z'.,!ё漢0-9]{0,3}){0,30}") {
+            let ours = O200k::get().unwrap_or_else(|| panic!("the embedded table does not load"));
+            proptest::prop_assert_eq!(ours.count(&text), tiktoken().encode_ordinary(&text).len());
         }
 
         #[test]
