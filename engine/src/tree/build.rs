@@ -14,6 +14,7 @@ use crate::safety::injection;
 use crate::semantics::{AxNode, NameComputer, Semantics, role::Role};
 use crate::style::values::Display;
 use crate::style::{Hidden, Styles};
+use crate::text::is_html_space;
 
 use super::{AxTree, Item, ItemId, Prefix, Segment, Widget};
 
@@ -654,7 +655,7 @@ fn has_content(doc: &Document, id: NodeId) -> bool {
 
 /// Whether `text` is HTML whitespace only (at least one character).
 fn is_blank(text: &str) -> bool {
-    !text.is_empty() && text.bytes().all(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r' | b'\x0C'))
+    !text.is_empty() && text.bytes().all(|b| is_html_space(char::from(b)))
 }
 
 /// Joins the pieces of a line: whitespace collapsed, no space at either
