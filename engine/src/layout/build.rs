@@ -1,5 +1,5 @@
-//! Building the taffy tree from the Document and its Styles, running
-//! taffy, and reading the boxes back.
+//! Building the box tree (`boxes.rs`) from the Document and its Styles,
+//! running taffy on it, and reading the boxes back.
 //!
 //! Block-level elements, flex and grid containers, atomic inline boxes
 //! (`inline-block`, replaced elements) and out-of-flow boxes each get a
@@ -15,9 +15,10 @@
 
 use html5ever::{local_name, ns};
 use taffy::style_helpers::{TaffyGridLine, TaffyGridSpan, auto, length, percent};
-use taffy::{self as tf, TaffyTree};
+use taffy as tf;
 
 use super::Rect;
+use super::boxes::{BoxTree, NO_PARENT};
 use super::text::{ADVANCE, Leaf, NORMAL_LINE_HEIGHT, count};
 use crate::dom::{Document, Element, NodeData, NodeId};
 use crate::style::boxes::{
@@ -34,8 +35,6 @@ pub(crate) const MAX_DEPTH: u16 = 160;
 /// Largest length taffy is given, in px (Chromium clamps near 2²⁵ px).
 const MAX_PX: f32 = 33_554_428.0;
 
-const NONE: u32 = u32::MAX;
-
 /// A DOM text node's place in a text leaf, in px along its one line.
 #[derive(Debug, Clone, Copy)]
 struct Piece {
@@ -47,11 +46,9 @@ struct Piece {
 
 /// The built tree, before and after layout.
 pub(crate) struct Built {
-    taffy: TaffyTree<Leaf>,
-    /// taffy nodes in creation order (parents first) with their parent's
-    /// index, `NONE` for the viewport node.
-    order: Vec<(tf::NodeId, u32)>,
-    /// Which element each taffy node stands for (`None`: anonymous).
+    /// The box tree, parents first; node 0 is the viewport.
+    boxes: BoxTree,
+    /// Which element each box stands for (`None`: anonymous).
     owner: Vec<Option<NodeId>>,
     /// Whether the node is `position: fixed` (or inside such a box).
     fixed: Vec<bool>,
@@ -272,15 +269,13 @@ pub(crate) fn build(doc: &Document, styles: &Styles) -> Option<Built> {
         root_font: styles.get(root_el).font_size,
     };
     let mut b = Built {
-        taffy: TaffyTree::with_capacity(doc.len() / 2 + 8),
-        order: Vec::new(),
+        boxes: BoxTree::with_capacity(doc.len() / 2 + 8),
         owner: Vec::new(),
         fixed: Vec::new(),
         clips: Vec::new(),
         pieces: Vec::new(),
         cut: 0,
     };
-    b.taffy.disable_rounding();
     let viewport_style = tf::Style {
         display: tf::Display::Block,
         size: tf::Size {
@@ -289,8 +284,7 @@ pub(crate) fn build(doc: &Document, styles: &Styles) -> Option<Built> {
         },
         ..tf::Style::default()
     };
-    let viewport = b.taffy.new_leaf(viewport_style).ok()?;
-    b.order.push((viewport, NONE));
+    b.boxes.push(viewport_style, None, NO_PARENT)?;
     b.owner.push(None);
     b.fixed.push(false);
     b.clips.push(false);
@@ -303,19 +297,18 @@ pub(crate) fn build(doc: &Document, styles: &Styles) -> Option<Built> {
 }
 
 impl Built {
+    #[allow(clippy::too_many_arguments)]
     fn push_node(
         &mut self,
-        node: tf::NodeId,
+        style: tf::Style,
+        leaf: Option<Leaf>,
         parent: u32,
         owner: Option<NodeId>,
         fixed: bool,
         clips: bool,
     ) -> Option<u32> {
-        let parent_node = self.order[parent as usize].0;
-        self.taffy.add_child(parent_node, node).ok()?;
-        let at = u32::try_from(self.order.len()).ok()?;
+        let at = self.boxes.push(style, leaf, parent)?;
         let fixed = fixed || self.fixed[parent as usize];
-        self.order.push((node, parent));
         self.owner.push(owner);
         self.fixed.push(fixed);
         self.clips.push(clips);
@@ -330,18 +323,13 @@ impl Built {
         let (style, leaf) = element_style(ctx, id, e, st);
         let clips = !matches!(st.overflow_x, Overflow::Visible)
             || !matches!(st.overflow_y, Overflow::Visible);
-        let node = match leaf {
-            Some(leaf) => self.taffy.new_leaf_with_context(style, leaf).ok()?,
-            None => self.taffy.new_leaf(style).ok()?,
-        };
         let fixed = st.position == Position::Fixed;
         let parent = if fixed { 0 } else { parent };
-        self.push_node(node, parent, Some(id), fixed, clips)
+        self.push_node(style, leaf, parent, Some(id), fixed, clips)
     }
 
     fn add_leaf(&mut self, leaf: Leaf, parent: u32, style: tf::Style) -> Option<u32> {
-        let node = self.taffy.new_leaf_with_context(style, leaf).ok()?;
-        self.push_node(node, parent, None, false, false)
+        self.push_node(style, Some(leaf), parent, None, false, false)
     }
 
     /// Lays out the children of `el` (taffy node `at`).
@@ -449,12 +437,7 @@ impl Built {
                 align_items: tf::AlignItems::FLEX_END,
                 ..tf::Style::default()
             };
-            let Some(n) = self
-                .taffy
-                .new_leaf(line)
-                .ok()
-                .and_then(|n| self.push_node(n, at, None, false, false))
-            else {
+            let Some(n) = self.push_node(line, None, at, None, false, false) else {
                 return;
             };
             parent = n;
@@ -498,27 +481,14 @@ impl Built {
     }
 
     /// Runs taffy and reads back the boxes.
-    pub(crate) fn layout(mut self, doc: &Document, vw: f32, vh: f32) -> Option<Boxes> {
-        let root = self.order.first()?.0;
+    pub(crate) fn layout(self, doc: &Document, vw: f32, vh: f32) -> Option<Boxes> {
         let available = tf::Size {
             width: tf::AvailableSpace::Definite(vw),
             height: tf::AvailableSpace::Definite(vh),
         };
-        self.taffy
-            .compute_layout_with_measure(root, available, |inputs, _id, leaf, style| {
-                taffy::compute_leaf_layout(
-                    inputs,
-                    style,
-                    |_, _| 0.0,
-                    |known, avail| match leaf {
-                        Some(l) => l.measure(known, avail),
-                        None => tf::Size::ZERO,
-                    },
-                )
-            })
-            .ok()?;
+        let layouts = self.boxes.layout(available);
         // Absolute boxes, parents first; clip rects inherited.
-        let n = self.order.len();
+        let n = self.boxes.len();
         let mut abs: Vec<Rect> = Vec::with_capacity(n);
         let mut clip: Vec<Option<Rect>> = Vec::with_capacity(n);
         let mut clipped_node: Vec<bool> = Vec::with_capacity(n);
@@ -527,9 +497,9 @@ impl Built {
         let mut clipped: Vec<bool> = vec![false; doc.len()];
         let mut content_bottom = vh;
         for i in 0..n {
-            let (node, parent) = self.order[i];
-            let l = self.taffy.layout(node).ok()?;
-            let (px, py, pclip) = if parent == NONE {
+            let parent = self.boxes.parent(i as u32);
+            let l = layouts.get(i)?;
+            let (px, py, pclip) = if parent == NO_PARENT {
                 (0.0, 0.0, None)
             } else {
                 let p = abs[parent as usize];
@@ -547,13 +517,13 @@ impl Built {
                 height: finite(l.size.height),
             };
             let is_clipped = pclip.is_some_and(|c| !overlaps(&r, &c))
-                || (parent != NONE && clipped_node[parent as usize])
+                || (parent != NO_PARENT && clipped_node[parent as usize])
                 || r.x >= vw
                 || r.x + r.width <= 0.0 && r.width > 0.0;
             abs.push(r);
             clip.push(pclip);
             clipped_node.push(is_clipped);
-            if !self.fixed[i] && !is_clipped && parent != NONE {
+            if !self.fixed[i] && !is_clipped && parent != NO_PARENT {
                 content_bottom = content_bottom.max(r.bottom());
             }
             if let Some(id) = self.owner[i] {
@@ -565,7 +535,7 @@ impl Built {
         for p in &self.pieces {
             // Pieces name leaves this tree made: the index is in range.
             let leaf = abs[p.leaf as usize];
-            let lh = match self.taffy.get_node_context(self.order[p.leaf as usize].0) {
+            let lh = match self.boxes.leaf(p.leaf) {
                 Some(Leaf::Text { line_height, .. }) => *line_height,
                 Some(Leaf::Replaced { .. }) | None => leaf.height,
             };

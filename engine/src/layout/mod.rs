@@ -12,6 +12,7 @@
 //! away by an ancestor's `overflow` or pushed off the left or right edge is
 //! not in view (reported as [`Placement::Below`]).
 
+mod boxes;
 mod build;
 pub(crate) use build::overlaps;
 pub mod text;
