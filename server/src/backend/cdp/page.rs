@@ -38,6 +38,10 @@ use crate::policy::NetPolicy;
 /// never finish, a DOM that never rests) before it is shown as it is.
 const LOAD_GRACE: Duration = Duration::from_secs(3);
 
+/// How long a page has to say where it is once the navigation timeout
+/// has passed; one that takes longer is busy in a script.
+const FRAME_GRACE: Duration = Duration::from_secs(1);
+
 /// A tab in Chromium.
 #[derive(Debug)]
 pub struct CdpPage {
@@ -335,7 +339,12 @@ impl CdpPage {
     /// The main frame: its id, its loader id (a new one is a new
     /// document) and its URL.
     pub(super) async fn frame(&self) -> Result<Frame, BrowseError> {
-        let tree = bounded(self.page.execute(GetFrameTreeParams::default())).await?;
+        self.frame_within(COMMAND_TIMEOUT).await
+    }
+
+    /// [`Self::frame`], answered within `limit`.
+    async fn frame_within(&self, limit: Duration) -> Result<Frame, BrowseError> {
+        let tree = bounded_by(limit, self.page.execute(GetFrameTreeParams::default())).await?;
         let f = &tree.result.frame_tree.frame;
         Ok(Frame { id: f.id.inner().clone(), loader: f.loader_id.inner().clone(), url: f.url.clone(), unreachable: f.unreachable_url.clone() })
     }
@@ -372,7 +381,10 @@ impl CdpPage {
             }
             outcome = self.activity.arrived(before.as_deref(), start, deadline) => outcome,
         };
-        let frame = self.frame().await?;
+        // Past the deadline, a page that does not answer at once is hung
+        // (a script looping): the navigation timeout bounds the call.
+        let answer_by = || deadline.saturating_duration_since(tokio::time::Instant::now()).clamp(FRAME_GRACE, COMMAND_TIMEOUT);
+        let frame = self.frame_within(answer_by()).await?;
         // A navigation that failed commits Chromium's error page: its
         // error is the command's answer, which comes once that page loaded.
         // The page asked for may also have loaded and sent the tab on (a
@@ -407,7 +419,7 @@ impl CdpPage {
             self.stop_loading().await;
             self.notices.push("the page was still loading (scripts or data that did not arrive): shown as far as it got".into());
         }
-        let last = self.frame().await.unwrap_or(frame);
+        let last = self.frame_within(answer_by()).await.unwrap_or(frame);
         if is_error_page(&last) {
             return Err(self.went_on_and_failed(&last));
         }
