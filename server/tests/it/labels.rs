@@ -10,7 +10,7 @@
 //! `WHITTLE_OCR_TESTS=require`.
 
 use std::collections::{HashMap, HashSet};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use image::{ImageFormat, Rgb, RgbImage};
 use serde_json::json;
@@ -102,10 +102,10 @@ enum Read {
     Words { zoom: u32 },
 }
 
-/// Starts tesseract on `r` of `img`, `inset` pixels in (grey, enlarged,
-/// with a white margin, as OCR wants); `None` when it cannot be started
-/// or nothing of `r` is left.
-fn read(img: &RgbImage, r: &Rect, inset: u32, what: Read, dir: &Path, n: usize) -> Option<std::process::Child> {
+/// Crops `r` of `img`, `inset` pixels in, for tesseract (grey, enlarged,
+/// with a white margin, as OCR wants) and saves it in `dir`; `None` when
+/// nothing of `r` is left.
+fn crop(img: &RgbImage, r: &Rect, inset: u32, what: Read, dir: &Path, n: usize) -> Option<PathBuf> {
     // Inside the badge's border (or the element's outline), which OCR
     // would read as a frame.
     let (x, y) = (r.x.max(0.0) as u32 + inset, r.y.max(0.0) as u32 + inset);
@@ -129,12 +129,23 @@ fn read(img: &RgbImage, r: &Rect, inset: u32, what: Read, dir: &Path, n: usize) 
     image::imageops::overlay(&mut page, &big, 20, 20);
     let path = dir.join(format!("crop-{n}.png"));
     page.save(&path).expect("crop saved");
-    // One line (psm 7). No digit whitelist: a reading counts only when it
-    // is exactly the ref's digits, and tesseract 5's LSTM engine, asked
-    // for digits only, returns nothing for a lone digit it reads right
-    // without the whitelist (an 8, here).
+    Some(path)
+}
+
+/// Starts one tesseract on `images` (a file listing them, in `dir`, named
+/// `list`): each is a page of one line (psm 7), and the pages' text comes
+/// out in order, a form feed between two. One process reads them all:
+/// starting tesseract (loading its model) costs more than reading a crop.
+/// No digit whitelist: a reading counts only when it is exactly the ref's
+/// digits, and tesseract 5's LSTM engine, asked for digits only, returns
+/// nothing for a lone digit it reads right without the whitelist (an 8,
+/// here).
+fn tesseract(images: &[PathBuf], dir: &Path, list: &str) -> Option<std::process::Child> {
+    let list = dir.join(list);
+    let names: Vec<String> = images.iter().map(|p| p.display().to_string()).collect();
+    std::fs::write(&list, names.join("\n") + "\n").ok()?;
     std::process::Command::new("tesseract")
-        .arg(&path)
+        .arg(&list)
         .arg("stdout")
         .args(["--psm", "7"])
         .stdout(std::process::Stdio::piped())
@@ -143,27 +154,42 @@ fn read(img: &RgbImage, r: &Rect, inset: u32, what: Read, dir: &Path, n: usize) 
         .ok()
 }
 
-/// What a `read` found.
-fn text_of(child: std::process::Child) -> String {
-    child.wait_with_output().map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned()).unwrap_or_default()
+/// The text of each of `images` that `child` read; when its pages do not
+/// come out one per image, each image is read again on its own.
+fn texts_of(child: Option<std::process::Child>, images: &[PathBuf], dir: &Path) -> Vec<String> {
+    let out = child.and_then(|c| c.wait_with_output().ok()).map(|o| String::from_utf8_lossy(&o.stdout).into_owned()).unwrap_or_default();
+    let pages: Vec<String> = out.split('\u{c}').map(|t| t.trim().to_owned()).collect();
+    if pages.len() == images.len() {
+        return pages;
+    }
+    if images.len() == 1 {
+        return vec![pages.join(" ").trim().to_owned()];
+    }
+    images
+        .iter()
+        .flat_map(|image| {
+            let one = std::slice::from_ref(image);
+            texts_of(tesseract(one, dir, "one.txt"), one, dir)
+        })
+        .collect()
 }
 
-/// Reads each of `rects` in `img`, two tesseracts at a time (more would
-/// starve the Chromium tests that run beside these); "" for one that
-/// could not be read.
+/// Reads each of `rects` in `img`, by two tesseracts, each reading half
+/// (more would starve the Chromium tests that run beside these); "" for
+/// one that could not be read.
 fn read_all(img: &RgbImage, rects: &[Rect], inset: u32, what: Read, ocr: &mut Ocr) -> Vec<String> {
-    let mut out = Vec::with_capacity(rects.len());
-    for pair in rects.chunks(2) {
-        let reading: Vec<_> = pair
-            .iter()
-            .map(|r| {
-                ocr.crops += 1;
-                read(img, r, inset, what, &ocr.dir, ocr.crops)
-            })
-            .collect();
-        out.extend(reading.into_iter().map(|c| c.map(text_of).unwrap_or_default()));
-    }
-    out
+    let crops: Vec<Option<PathBuf>> = rects
+        .iter()
+        .map(|r| {
+            ocr.crops += 1;
+            crop(img, r, inset, what, &ocr.dir, ocr.crops)
+        })
+        .collect();
+    let images: Vec<PathBuf> = crops.iter().flatten().cloned().collect();
+    let halves: Vec<&[PathBuf]> = images.chunks(images.len().div_ceil(2).max(1)).collect();
+    let running: Vec<_> = halves.iter().enumerate().map(|(i, half)| tesseract(half, &ocr.dir, &format!("list-{}-{i}.txt", ocr.crops))).collect();
+    let mut texts = halves.iter().zip(running).flat_map(|(half, child)| texts_of(child, half, &ocr.dir));
+    crops.iter().map(|c| if c.is_some() { texts.next().unwrap_or_default() } else { String::new() }).collect()
 }
 
 /// Where the crops go, and how many there were.
