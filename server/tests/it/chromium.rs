@@ -48,7 +48,9 @@ const TABS: &str = r#"<!doctype html><title>Links</title><main><h1>Links</h1>
 <a href="/help" target="_blank">Help</a>
 <button onclick="window.open('/help')">Open help</button>
 <button onclick="for (let i = 0; i < 100; i++) window.open('/help?' + i)">Storm</button>
-<a href="/file.txt">Statement</a></main><script></script>"#;
+<a href="/file.txt">Statement</a><p id="vis"></p></main><script>
+const vis = () => document.getElementById('vis').textContent = 'This tab is ' + document.visibilityState;
+vis(); document.addEventListener('visibilitychange', vis);</script>"#;
 
 /// A page taller than the view: what is below it is not marked.
 const LOGIN: &str = r#"<!doctype html><title>Sign in</title><main><h1>Sign in</h1>
@@ -484,6 +486,11 @@ async fn new_tabs_and_downloads(always: &AutoBackend, site: &Server, downloads: 
     let saved = downloads.join("statement.txt");
     assert!(text.contains(&format!("↧ downloaded statement.txt → {}", saved.display())), "{text}");
     assert_eq!(std::fs::read_to_string(&saved).unwrap_or_default(), "statement of account\n");
+    // The tab worked on is the one Chromium shows, not one run as hidden
+    // behind the tabs its page opened (where input waits for frames that
+    // never come and timers slow down).
+    let seen = call(&mut s, "observe", json!({})).await;
+    assert!(ok(&seen).contains("This tab is visible"), "{}", seen.text);
 }
 
 async fn a_screenshot_marks_the_refs_in_view_and_covers_secrets(auto: &AutoBackend, always: &AutoBackend, site: &Server) {

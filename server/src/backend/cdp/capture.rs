@@ -30,6 +30,7 @@ impl CdpPage {
     /// Captures the page and builds its analysis; refs of the previous
     /// capture follow their elements by backend node id.
     pub(super) async fn capture(&mut self, refs: &mut RefTable) -> Result<(), BrowseError> {
+        self.to_front().await;
         let params = CaptureSnapshotParams::new(whittle_engine::COMPUTED_PROPERTIES.iter().map(|s| (*s).to_owned()).collect());
         let snapshot = bounded(self.page.execute(params)).await?.result;
         // The page may have moved on by itself (a script, a redirect).

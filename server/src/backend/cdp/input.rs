@@ -205,6 +205,7 @@ impl CdpPage {
         if !self.alive() {
             return Err(Self::dead());
         }
+        self.to_front().await;
         let before = self.frame().await?;
         self.dialogs.accept.store(action.confirm, Ordering::SeqCst);
         self.activity.begin(false);
@@ -224,6 +225,7 @@ impl CdpPage {
         let node = self.find(selector).await?.ok_or_else(|| {
             BrowseError::new("not_found", "the element is not on the page as Chromium shows it: observe again")
         })?;
+        self.to_front().await;
         let before = self.frame().await?;
         self.dialogs.accept.store(action.confirm, Ordering::SeqCst);
         self.activity.begin(false);

@@ -15,7 +15,7 @@ use chromiumoxide::cdp::browser_protocol::dom::BackendNodeId;
 use chromiumoxide::cdp::browser_protocol::network::GetResponseBodyParams;
 use chromiumoxide::cdp::browser_protocol::storage::{GetCookiesParams, SetCookiesParams};
 use chromiumoxide::cdp::browser_protocol::page::{
-    GetFrameTreeParams, GetNavigationHistoryParams, NavigateParams, NavigateToHistoryEntryParams, ReloadParams,
+    BringToFrontParams, GetFrameTreeParams, GetNavigationHistoryParams, NavigateParams, NavigateToHistoryEntryParams, ReloadParams,
     StopLoadingParams,
 };
 use chromiumoxide::cdp::browser_protocol::target::TargetId;
@@ -342,6 +342,15 @@ impl CdpPage {
         self.frame_within(COMMAND_TIMEOUT).await
     }
 
+    /// Makes this tab the one its window shows, before whittle works on
+    /// it. Chromium runs a tab that another covers (a page's popup, a tab
+    /// opened after it) as hidden: without animation frames a mouse move,
+    /// which waits for the next frame, took 5 s, and the page's timers
+    /// slow to once a second.
+    pub(super) async fn to_front(&self) {
+        let _ = bounded_by(Duration::from_secs(2), self.page.execute(BringToFrontParams::default())).await;
+    }
+
     /// [`Self::frame`], answered within `limit`.
     async fn frame_within(&self, limit: Duration) -> Result<Frame, BrowseError> {
         let tree = bounded_by(limit, self.page.execute(GetFrameTreeParams::default())).await?;
@@ -542,6 +551,7 @@ impl Page for CdpPage {
             let _ = parking.await;
         }
         self.revive().await?;
+        self.to_front().await;
         // A `beforeunload` prompt of the page being left is answered as the
         // call says (dismissed: the page stays, and the `!` line says so).
         self.dialogs.accept.store(confirm, Ordering::SeqCst);

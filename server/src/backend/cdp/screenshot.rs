@@ -35,6 +35,7 @@ impl CdpPage {
         if !self.alive() {
             return Err(Self::dead());
         }
+        self.to_front().await;
         let mut params = match request.lossless {
             true => CaptureScreenshotParams::builder().format(CaptureScreenshotFormat::Png),
             false => CaptureScreenshotParams::builder().format(CaptureScreenshotFormat::Jpeg).quality(80),
