@@ -112,7 +112,11 @@ fn ix(id: TfId) -> usize {
     usize::from(id)
 }
 
-impl Run<'_> {
+impl<'t> Run<'t> {
+    fn style(&self, id: TfId) -> &'t tf::Style {
+        &self.tree.style[ix(id)]
+    }
+
     fn kids(&self, id: TfId) -> &[TfId] {
         let i = ix(id);
         &self.children[self.first[i] as usize..self.first[i + 1] as usize]
@@ -127,7 +131,7 @@ impl Run<'_> {
         }
         tf::compute_cached_layout(self, id, inputs, |run, id, inputs| {
             let tree = run.tree;
-            let style = &tree.style[ix(id)];
+            let style = run.style(id);
             let has_children = !run.kids(id).is_empty();
             let mut output = match (style.display, has_children) {
                 (tf::Display::None, _) => tf::compute_hidden_layout(run, id),
@@ -180,7 +184,7 @@ impl tf::LayoutPartialTree for Run<'_> {
     type CustomIdent = <tf::Style as CoreStyle>::CustomIdent;
 
     fn get_core_container_style(&self, id: TfId) -> &tf::Style {
-        &self.tree.style[ix(id)]
+        self.style(id)
     }
 
     fn set_unrounded_layout(&mut self, id: TfId, layout: &tf::Layout) {
@@ -199,7 +203,7 @@ impl tf::LayoutContainingBlock for Run<'_> {
         Self: 'a;
 
     fn get_oof_item_style(&self, id: TfId) -> &tf::Style {
-        &self.tree.style[ix(id)]
+        self.style(id)
     }
 
     // The lists of out-of-flow boxes by containing block serve only
@@ -239,11 +243,11 @@ impl tf::LayoutBlockContainer for Run<'_> {
         Self: 'a;
 
     fn get_block_container_style(&self, id: TfId) -> &tf::Style {
-        &self.tree.style[ix(id)]
+        self.style(id)
     }
 
     fn get_block_child_style(&self, id: TfId) -> &tf::Style {
-        &self.tree.style[ix(id)]
+        self.style(id)
     }
 
     fn compute_block_child_layout(
@@ -267,11 +271,11 @@ impl tf::LayoutFlexboxContainer for Run<'_> {
         Self: 'a;
 
     fn get_flexbox_container_style(&self, id: TfId) -> &tf::Style {
-        &self.tree.style[ix(id)]
+        self.style(id)
     }
 
     fn get_flexbox_child_style(&self, id: TfId) -> &tf::Style {
-        &self.tree.style[ix(id)]
+        self.style(id)
     }
 }
 
@@ -286,11 +290,11 @@ impl tf::LayoutGridContainer for Run<'_> {
         Self: 'a;
 
     fn get_grid_container_style(&self, id: TfId) -> &tf::Style {
-        &self.tree.style[ix(id)]
+        self.style(id)
     }
 
     fn get_grid_child_style(&self, id: TfId) -> &tf::Style {
-        &self.tree.style[ix(id)]
+        self.style(id)
     }
 
     fn set_detailed_grid_info(&mut self, id: TfId, info: tf::DetailedGridInfo) {
