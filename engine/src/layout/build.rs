@@ -297,7 +297,6 @@ pub(crate) fn build(doc: &Document, styles: &Styles) -> Option<Built> {
 }
 
 impl Built {
-    #[allow(clippy::too_many_arguments)]
     fn push_node(
         &mut self,
         style: tf::Style,
