@@ -390,8 +390,10 @@ impl CdpPage {
             }
             outcome = self.activity.arrived(before.as_deref(), start, deadline) => outcome,
         };
-        // Past the deadline, a page that does not answer at once is hung
-        // (a script looping): the navigation timeout bounds the call.
+        // Where the tab is, asked within what is left of the navigation
+        // timeout (at least FRAME_GRACE): past it, a page that does not
+        // answer at once is busy in a script, and waiting the 10 s any CDP
+        // call may take would make the navigation overrun its timeout.
         let answer_by = || deadline.saturating_duration_since(tokio::time::Instant::now()).clamp(FRAME_GRACE, COMMAND_TIMEOUT);
         let frame = self.frame_within(answer_by()).await?;
         // A navigation that failed commits Chromium's error page: its
