@@ -43,6 +43,7 @@ import sys
 import tempfile
 import threading
 import time
+from datetime import datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -129,14 +130,32 @@ class Serve:
                 return int(m.group(1))
         return None
 
-    def given_back_since_last_end(self) -> int:
-        """How many times memory was given back after the last session ended."""
-        n = 0
-        for line in reversed(list(self.lines)):
-            if "session ended" in line:
-                break
-            n += "freed given back" in line
-        return n
+    # How long the server keeps an idle worker thread (its
+    # THREAD_KEEP_ALIVE): the memory a thread cached goes back to the heap
+    # when it exits, and the server gives memory back once more after that.
+    THREAD_KEEP_ALIVE_S = 10
+
+    @staticmethod
+    def _when(line: str) -> float | None:
+        """The time a log line was written, in seconds, from its timestamp."""
+        m = re.match(r"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+)Z", line)
+        return datetime.strptime(m.group(1)[:26], "%Y-%m-%dT%H:%M:%S.%f").timestamp() if m else None
+
+    def threads_gave_back(self) -> bool:
+        """Whether memory was given back after the threads that ran the
+        ended sessions had exited: a give-back logged THREAD_KEEP_ALIVE or
+        more after the last session ended. (Counting give-backs after the
+        last end is not enough: while sessions keep ending the server also
+        gives back on a timer, and one of those may land just after the
+        last end.)"""
+        lines = list(self.lines)
+        last_end = next((self._when(l) for l in reversed(lines) if "session ended" in l), None)
+        if last_end is None:
+            return False
+        return any(
+            "freed given back" in l and (t := self._when(l)) is not None and t - last_end >= self.THREAD_KEEP_ALIVE_S
+            for l in lines
+        )
 
     def alive(self) -> bool:
         return self.proc.poll() is None
@@ -382,13 +401,13 @@ async def churn(whittle: str, shop: Shop, count: int, idle_s: int) -> dict:
 
     async def expired() -> float:
         """Until every session has ended and the server has given back
-        what they freed: twice after the last ended (once they stop ending,
-        once more when the threads that ran them have exited)."""
+        what they freed, the last time once the threads that ran them have
+        exited."""
         t0 = time.monotonic()
         while serve.live_sessions() not in (0, None) and time.monotonic() - t0 < idle_s * 4 + 30:
             await asyncio.sleep(0.2)
         t1 = time.monotonic()
-        while serve.given_back_since_last_end() < 2 and time.monotonic() - t1 < 60:
+        while not serve.threads_gave_back() and time.monotonic() - t1 < 60:
             await asyncio.sleep(0.2)
         return time.monotonic() - t0
 
