@@ -12,7 +12,9 @@ use html5ever::LocalName;
 use selectors::context::QuirksMode;
 use selectors::parser::{AncestorHashes, Combinator, Component, Selector};
 
-use super::select::{PseudoElement, Simple};
+use smallvec::SmallVec;
+
+use super::select::{PseudoElement, Simple, quirks_hash};
 use super::sheet::{ContainerRule, DeclBlock, ParsedSheet};
 use super::values::Decl;
 use crate::dom::Element;
@@ -299,7 +301,7 @@ impl Filed {
                 index.push(
                     IndexedRule {
                         selector: selector.clone(),
-                        hashes: AncestorHashes::new(selector, quirks_mode),
+                        hashes: ancestor_hashes(selector, quirks_mode),
                         layer: layer_rank(rule.layer),
                         specificity: selector.specificity(),
                         order,
@@ -311,6 +313,59 @@ impl Filed {
                 );
             }
         }
+    }
+}
+
+/// A selector's hashes for the bloom filter: names its ancestors must
+/// have. In quirks mode `selectors` leaves out ancestors' classes and ids
+/// (they match ignoring ASCII case), which on a page in quirks mode made
+/// every `.menu a` try every ancestor of every link; whittle adds them as
+/// [`quirks_hash`]es, as the cascade files the elements' own, up to the
+/// four hashes the filter checks.
+fn ancestor_hashes(selector: &Selector<Simple>, quirks_mode: QuirksMode) -> AncestorHashes {
+    const MASK: u32 = 0x00ff_ffff;
+    let own = AncestorHashes::new(selector, quirks_mode);
+    if quirks_mode != QuirksMode::Quirks {
+        return own;
+    }
+    let mut hashes: SmallVec<[u32; 4]> = own.packed_hashes.iter().map(|h| h & MASK).take_while(|&h| h != 0).collect();
+    if hashes.len() == 3 && own.fourth_hash() != 0 {
+        return own;
+    }
+    // The compounds an element's ancestors match: those left of a child or
+    // descendant combinator, not those of its siblings' (left of `+` or
+    // `~` up to the next such combinator) nor its own (left of a
+    // pseudo-element).
+    let mut iter = selector.iter();
+    let mut ancestor = false;
+    'walk: loop {
+        for component in iter.by_ref() {
+            let name = match component {
+                Component::ID(id) if ancestor => &id.0,
+                Component::Class(class) if ancestor => &class.0,
+                _ => continue,
+            };
+            let hash = quirks_hash(name);
+            if !hashes.contains(&hash) {
+                hashes.push(hash);
+                if hashes.len() == 4 {
+                    break 'walk;
+                }
+            }
+        }
+        match iter.next_sequence() {
+            None => break,
+            Some(combinator) => ancestor = matches!(combinator, Combinator::Child | Combinator::Descendant),
+        }
+    }
+    let fourth = hashes.get(3).copied().unwrap_or(0);
+    let at = |i: usize| hashes.get(i).copied().unwrap_or(0);
+    AncestorHashes {
+        packed_hashes: [
+            at(0) | (fourth & 0x0000_00ff) << 24,
+            at(1) | (fourth & 0x0000_ff00) << 16,
+            at(2) | (fourth & 0x00ff_0000) << 8,
+        ],
     }
 }
 

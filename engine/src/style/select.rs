@@ -752,7 +752,7 @@ impl selectors::Element for ElementRef<'_> {
     }
 
     fn add_element_unique_hashes(&self, filter: &mut BloomFilter) -> bool {
-        for_each_hash(self.element(), |h| filter.insert_hash(h));
+        for_each_hash(self.element(), self.doc.is_quirks(), |h| filter.insert_hash(h));
         true
     }
 }
@@ -781,18 +781,40 @@ impl ElementRef<'_> {
 }
 
 /// The bloom-filter hashes of an element: local name, namespace, id and
-/// classes, as `selectors` collects them from selectors.
-pub(crate) fn for_each_hash(e: &Element, mut f: impl FnMut(u32)) {
+/// classes, as `selectors` collects them from selectors. In quirks mode
+/// ids and classes match ignoring ASCII case, and `selectors` leaves them
+/// out of a selector's hashes; whittle files them as [`quirks_hash`]es
+/// (see `index::ancestor_hashes`), so the element's are those too.
+pub(crate) fn for_each_hash(e: &Element, quirks: bool, mut f: impl FnMut(u32)) {
     const MASK: u32 = 0x00ff_ffff;
     f(e.name.local.precomputed_hash() & MASK);
     if e.name.ns != ns!() {
         f(e.name.ns.precomputed_hash() & MASK);
+    }
+    if quirks {
+        e.id.iter().chain(e.class_atoms()).for_each(|a| f(quirks_hash(a)));
+        return;
     }
     if let Some(id) = &e.id {
         f(id.precomputed_hash() & MASK);
     }
     for c in e.class_atoms() {
         f(c.precomputed_hash() & MASK);
+    }
+}
+
+/// The bloom-filter hash of a quirks-mode id or class: FNV-1a of its
+/// ASCII-lowercased bytes, in the filter's 24 bits, never 0 (which ends a
+/// selector's hashes). It only needs to agree with itself: a collision with
+/// another hash lets a rule be tried, never rejects one that matches.
+pub(crate) fn quirks_hash(name: &str) -> u32 {
+    let mut h: u32 = 0x811c_9dc5;
+    for b in name.bytes() {
+        h = (h ^ u32::from(b.to_ascii_lowercase())).wrapping_mul(0x0100_0193);
+    }
+    match (h ^ (h >> 24)) & 0x00ff_ffff {
+        0 => 1,
+        h => h,
     }
 }
 

@@ -244,6 +244,31 @@ fn descendant_selectors_with_bloom_filter() {
 }
 
 #[test]
+fn quirks_mode_ancestors_match_ignoring_case_through_the_bloom_filter() {
+    let sheet = "<style>.MENU .item, #Nav a, .side + div .x, div.Wrap > i ~ b, .other .item { display: none }
+         .tip .Mark::after { content: '!' } .Mark::before { content: '*' }</style>";
+    let body = "<div class=menu><span class=Item id=q1>a</span></div><div id=nav><a id=q2>b</a></div>
+         <p class=SIDE></p><div><b class=x id=q3>c</b></div><div class=wrap><i></i><b id=q4>d</b></div>
+         <span class=item id=q5>e</span><div class=TIP><i class=mark id=q6>f</i></div><i class=mark id=q7>g</i>";
+    // No doctype: quirks mode, where classes and ids match ignoring ASCII case.
+    let (doc, s) = styled(&format!("{sheet}{body}"));
+    assert!(doc.is_quirks());
+    for hidden in ["q1", "q2", "q3", "q4"] {
+        assert!(!s.is_visible(by_id(&doc, hidden)), "quirks: #{hidden} is hidden");
+    }
+    assert!(s.is_visible(by_id(&doc, "q5")), "quirks: #q5 has no .other ancestor");
+    // A sibling's class and the originating element's own are not ancestors.
+    assert!(s.after(by_id(&doc, "q6")).is_some(), "quirks: #q6::after");
+    assert!(s.before(by_id(&doc, "q7")).is_some(), "quirks: #q7::before");
+    let (doc, s) = styled(&format!("<!doctype html>{sheet}{body}"));
+    assert!(!doc.is_quirks());
+    for shown in ["q1", "q2", "q3", "q4", "q5"] {
+        assert!(s.is_visible(by_id(&doc, shown)), "standards mode: #{shown} matches no rule of another case");
+    }
+    assert!(s.after(by_id(&doc, "q6")).is_none() && s.before(by_id(&doc, "q7")).is_none());
+}
+
+#[test]
 fn has_looks_down_and_ahead() {
     let (doc, s) = styled(
         "<style>div:has(> .x) { display: none } p:has(+ .y) { display: none } p:has(~ .z) { display: none }
