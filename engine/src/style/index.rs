@@ -285,7 +285,7 @@ impl Filed {
             for selector in rule.selectors.slice() {
                 let order = self.selectors;
                 self.selectors += 1;
-                if never_matches(selector) {
+                if never_filed(selector) {
                     continue;
                 }
                 self.has_relative |= uses_has(selector);
@@ -369,13 +369,16 @@ fn ancestor_hashes(selector: &Selector<Simple>, quirks_mode: QuirksMode) -> Ance
     }
 }
 
-/// Whether a selector needs a state a page at rest never has (`:hover`,
-/// `:focus`, `:visited`, …) outside any `:not()`: such rules are not filed
-/// at all, which removes a large share of real-world rules.
-fn never_matches(selector: &Selector<Simple>) -> bool {
-    selector
-        .iter_raw_match_order()
-        .any(|c| matches!(c, Component::NonTSPseudoClass(super::select::PseudoClass::Never(_))))
+/// Whether a selector is not filed at all: it needs a state a page at
+/// rest never has (`:hover`, `:focus`, `:visited`, …) outside any `:not()`,
+/// or styles a pseudo-element whittle does not draw (`::selection`,
+/// `::placeholder`, …). This removes a large share of real-world rules;
+/// reading a sheet skips the declarations of a rule with no other selector.
+pub(crate) fn never_filed(selector: &Selector<Simple>) -> bool {
+    matches!(selector.pseudo_element(), Some(PseudoElement::Other(_)))
+        || selector
+            .iter_raw_match_order()
+            .any(|c| matches!(c, Component::NonTSPseudoClass(super::select::PseudoClass::Never(_))))
 }
 
 /// Whether a selector has a `:has()`, at any depth of `:is()`,

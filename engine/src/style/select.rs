@@ -105,6 +105,7 @@ pub(crate) enum PseudoClass {
     Dir(bool),
     /// A pseudo-class that never matches a page at rest (`:hover`,
     /// `:focus`, `:visited`, `:target`, …) or one whittle does not know.
+    /// (Its text as read, colon included.)
     Never(Box<str>),
 }
 
@@ -127,7 +128,7 @@ impl ToCss for PseudoClass {
             PseudoClass::Open => "open",
             PseudoClass::Lang(l) => return write!(dest, ":lang({l})"),
             PseudoClass::Dir(rtl) => return dest.write_str(if *rtl { ":dir(rtl)" } else { ":dir(ltr)" }),
-            PseudoClass::Never(n) => n,
+            PseudoClass::Never(n) => return dest.write_str(n),
         };
         dest.write_char(':')?;
         dest.write_str(name)

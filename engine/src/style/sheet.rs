@@ -9,7 +9,9 @@
 //! `@container` carry its condition, which the cascade evaluates per
 //! element. Everything else (`@font-face`, `@keyframes`, …) is skipped. A rule whose
 //! block sets none of the properties whittle computes is dropped here,
-//! which is what keeps the cascade cheap on framework stylesheets.
+//! which is what keeps the cascade cheap on framework stylesheets; so is
+//! one whose every selector the cascade would not file (`:hover`,
+//! `::selection`, …), whose declarations are not even read.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -22,6 +24,7 @@ use cssparser::{
 };
 
 use super::media::{MediaEnv, matches_media_list_in, supports, supports_function};
+use super::index::never_filed;
 use super::select::{Selectors, parse_selector_list};
 use super::values::{Decl, Unparsed, parse_declaration};
 
@@ -638,7 +641,11 @@ impl<'i> QualifiedRuleParser<'i> for RuleParser<'_, '_> {
         let (layer, container) = (self.layer, self.container.clone());
         self.out.rules.push(SheetRule { selectors: selectors.clone(), block: Arc::new(DeclBlock::default()), layer, container });
         let mut block = DeclBlock::default();
-        let mut body = BodyParser { parser: self, selectors: &selectors, block: &mut block };
+        // Rules nested in it may still match (`&:hover` never does, but in
+        // `:is(a:hover, b) .x` the `b` may): only its own declarations are
+        // skipped when none of its selectors is filed.
+        let declarations = !selectors.slice().iter().all(never_filed);
+        let mut body = BodyParser { parser: self, selectors: &selectors, block: &mut block, declarations };
         // Errors here are declarations whittle does not compute (or cannot
         // read): normal, not worth a diagnostic.
         for _ in RuleBodyParser::new(input, &mut body) {}
@@ -657,6 +664,8 @@ struct BodyParser<'p, 'a, 'b, 'c> {
     parser: &'p mut RuleParser<'a, 'b>,
     selectors: &'c Selectors,
     block: &'c mut DeclBlock,
+    /// Whether its declarations are read (see [`never_filed`]).
+    declarations: bool,
 }
 
 impl<'b> BodyParser<'_, '_, 'b, '_> {
@@ -682,6 +691,10 @@ impl<'i> DeclarationParser<'i> for BodyParser<'_, '_, '_, '_> {
     type Declaration = ();
     type Error = ();
     fn parse_value(&mut self, name: CowRcStr<'i>, input: &mut Parser<'i>, _start: &ParserState) -> Result<(), ParseError<()>> {
+        if !self.declarations {
+            // `cssparser` skips the rest of it to the `;`.
+            return Err(ParseError::custom(()));
+        }
         declaration(self.block, &name, input)
     }
 }
@@ -769,6 +782,11 @@ mod tests {
         assert_eq!(got[0].0, ".x");
         assert_eq!(got[0].1.normal, vec![Decl::Display(Display::None)]);
         assert_eq!(got[1].1.important, vec![Decl::Visibility(Visibility::Hidden)]);
+        // No selector of the rule is ever filed: its declarations are not
+        // read, but a rule nested in it is.
+        let got = rules("a:hover, ::selection { display: none } .y:focus { display: none; & + p { display: none } }");
+        let names: Vec<_> = got.iter().map(|(s, _)| s.as_str()).collect();
+        assert_eq!(names, [":is(.y:focus) + p"]);
     }
 
     #[test]
