@@ -247,20 +247,16 @@ impl<'a> Cascader<'a> {
         let mut hits: SmallVec<[(&'a IndexedRule, u32); 16]> = SmallVec::new();
         let Matcher { caches, quirks: quirks_mode, state } = &mut self.matcher;
         let element = ElementRef::new(doc, id, state);
+        // One context for all the rules tried on the element: matching
+        // leaves it as it found it.
+        let mut ctx =
+            MatchingContext::new(mode, Some(bloom), caches, *quirks_mode, NeedsSelectorFlags::No, MatchingForInvalidation::No);
         for (index, first) in rules.indexes(target) {
             index.candidates(e, quirks, |rule: &'a IndexedRule| {
                 // Out of budget: skip author rules (UA rules need no walks).
                 if state.is_cut() && rule.origin == Origin::Author {
                     return;
                 }
-                let mut ctx = MatchingContext::new(
-                    mode,
-                    Some(bloom),
-                    caches,
-                    *quirks_mode,
-                    NeedsSelectorFlags::No,
-                    MatchingForInvalidation::No,
-                );
                 let matched = selectors::matching::matches_selector(&rule.selector, 0, Some(&rule.hashes), element, &mut ctx);
                 // A match decided after a refused walk is not trusted.
                 if matched && !state.is_cut() {

@@ -372,7 +372,8 @@ fn declaration<'i>(
     let start = input.position();
     let parsed = input.parse_until_before(Delimiter::Bang, |i| {
         if name.starts_with("--") {
-            while i.next_including_whitespace_and_comments().is_ok() {}
+            // Kept as written (below): `parse_until_before` skips the rest
+            // of it (its result, "not exhausted", is not read).
             return Ok(());
         }
         parse_declaration(name, i, &mut decls).ok_or(ParseError::<()>::custom(()))
