@@ -116,6 +116,9 @@ fn class(c: char) -> Class {
 /// a word; right after another non-ASCII character (a run such as
 /// `”””…`, also found by the fuzzer) it counts too.
 fn other_letters(text: &str) -> usize {
+    if text.is_ascii() {
+        return 0;
+    }
     let mut after_other = false;
     let mut n = 0;
     for c in text.chars() {
@@ -190,16 +193,27 @@ fn word_cost(ascii_letters: u32, other: u32) -> u32 {
 
 /// The estimate in hundredths of a token.
 fn hundredths(text: &str) -> u32 {
+    if text.is_ascii() {
+        // Nearly every line: its bytes are its characters.
+        return hundredths_of(text.as_bytes());
+    }
     // Lines are short: their characters fit on the stack.
     let chars: smallvec::SmallVec<[char; 256]> = text.chars().collect();
+    hundredths_of(&chars)
+}
+
+/// [`hundredths`] of a line's characters (`char`s, or the bytes of an
+/// ASCII line).
+fn hundredths_of<C: Copy + Into<char>>(chars: &[C]) -> u32 {
+    let at = |i: usize| -> char { chars[i].into() };
     let mut total: u32 = 0;
     let mut i = 0;
     while i < chars.len() {
-        let c = chars[i];
+        let c = at(i);
         match class(c) {
             Class::Space => {
                 let start = i;
-                while i < chars.len() && class(chars[i]) == Class::Space {
+                while i < chars.len() && class(at(i)) == Class::Space {
                     i += 1;
                 }
                 // A single space before a word or mark is part of it; a
@@ -210,27 +224,28 @@ fn hundredths(text: &str) -> u32 {
             }
             Class::Digit => {
                 let start = i;
-                while i < chars.len() && class(chars[i]) == Class::Digit {
+                while i < chars.len() && class(at(i)) == Class::Digit {
                     i += 1;
                 }
                 total += ((i - start) as u32).div_ceil(3) * 100;
             }
-            Class::Letter => total += word(&chars, &mut i),
+            Class::Letter => total += word(chars, &mut i),
             Class::Mark => {
                 let start = i;
-                while i < chars.len() && class(chars[i]) == Class::Mark {
+                while i < chars.len() && class(at(i)) == Class::Mark {
                     i += 1;
                 }
                 // One mark right before a word is glued to it, unless a
                 // space came first (` "Home` is ` "` and `Home`).
-                let after_space = start > 0 && class(chars[start - 1]) == Class::Space;
-                if i - start == 1 && !after_space && i < chars.len() && class(chars[i]) == Class::Letter {
+                let after_space = start > 0 && class(at(start - 1)) == Class::Space;
+                if i - start == 1 && !after_space && i < chars.len() && class(at(i)) == Class::Letter {
                     total += GLUED_MARK + if c.is_ascii() || common_symbol(c) { 0 } else { RARE_SYMBOL };
-                    total += word(&chars, &mut i);
+                    total += word(chars, &mut i);
                     continue;
                 }
-                for (j, &m) in chars[start..i].iter().enumerate() {
-                    let prev = if j > 0 { Some(chars[start + j - 1]) } else { None };
+                for j in 0..i - start {
+                    let m = at(start + j);
+                    let prev = if j > 0 { Some(at(start + j - 1)) } else { None };
                     total += match prev {
                         None => PUNCT_FIRST,
                         Some(p) if p == m => {
@@ -255,12 +270,13 @@ fn hundredths(text: &str) -> u32 {
 /// Prices the word starting at `chars[*i]` and moves past it. A word
 /// splits where a lowercase letter meets an uppercase one (`iPhone`), as
 /// o200k's pre-tokenizer does.
-fn word(chars: &[char], i: &mut usize) -> u32 {
+fn word<C: Copy + Into<char>>(chars: &[C], i: &mut usize) -> u32 {
+    let at = |i: usize| -> char { chars[i].into() };
     let mut total = 0;
     let (mut ascii, mut other) = (0u32, 0u32);
     let mut prev_lower = false;
-    while *i < chars.len() && class(chars[*i]) == Class::Letter {
-        let c = chars[*i];
+    while *i < chars.len() && class(at(*i)) == Class::Letter {
+        let c = at(*i);
         if prev_lower && c.is_uppercase() {
             total += word_cost(ascii, other);
             (ascii, other) = (0, 0);
