@@ -9,6 +9,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::{Arc, OnceLock};
 
 use html5ever::LocalName;
+use selectors::bloom::BLOOM_HASH_MASK;
 use selectors::context::QuirksMode;
 use selectors::parser::{AncestorHashes, Combinator, Component, Selector};
 
@@ -323,12 +324,11 @@ impl Filed {
 /// [`quirks_hash`]es, as the cascade files the elements' own, up to the
 /// four hashes the filter checks.
 fn ancestor_hashes(selector: &Selector<Simple>, quirks_mode: QuirksMode) -> AncestorHashes {
-    const MASK: u32 = 0x00ff_ffff;
     let own = AncestorHashes::new(selector, quirks_mode);
     if quirks_mode != QuirksMode::Quirks {
         return own;
     }
-    let mut hashes: SmallVec<[u32; 4]> = own.packed_hashes.iter().map(|h| h & MASK).take_while(|&h| h != 0).collect();
+    let mut hashes: SmallVec<[u32; 4]> = own.packed_hashes.iter().map(|h| h & BLOOM_HASH_MASK).take_while(|&h| h != 0).collect();
     if hashes.len() == 3 && own.fourth_hash() != 0 {
         return own;
     }

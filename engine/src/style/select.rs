@@ -16,7 +16,7 @@ use cssparser::{ParseError, ToCss};
 use html5ever::{LocalName, Namespace, local_name, ns};
 use precomputed_hash::PrecomputedHash;
 use selectors::attr::{AttrSelectorOperation, CaseSensitivity, NamespaceConstraint};
-use selectors::bloom::BloomFilter;
+use selectors::bloom::{BLOOM_HASH_MASK, BloomFilter};
 use selectors::context::{
     MatchingContext, MatchingForInvalidation, MatchingMode, NeedsSelectorFlags, QuirksMode,
     SelectorCaches,
@@ -787,20 +787,12 @@ impl ElementRef<'_> {
 /// out of a selector's hashes; whittle files them as [`quirks_hash`]es
 /// (see `index::ancestor_hashes`), so the element's are those too.
 pub(crate) fn for_each_hash(e: &Element, quirks: bool, mut f: impl FnMut(u32)) {
-    const MASK: u32 = 0x00ff_ffff;
-    f(e.name.local.precomputed_hash() & MASK);
+    f(e.name.local.precomputed_hash() & BLOOM_HASH_MASK);
     if e.name.ns != ns!() {
-        f(e.name.ns.precomputed_hash() & MASK);
+        f(e.name.ns.precomputed_hash() & BLOOM_HASH_MASK);
     }
-    if quirks {
-        e.id.iter().chain(e.class_atoms()).for_each(|a| f(quirks_hash(a)));
-        return;
-    }
-    if let Some(id) = &e.id {
-        f(id.precomputed_hash() & MASK);
-    }
-    for c in e.class_atoms() {
-        f(c.precomputed_hash() & MASK);
+    for name in e.id.iter().chain(e.class_atoms()) {
+        f(if quirks { quirks_hash(name) } else { name.precomputed_hash() & BLOOM_HASH_MASK });
     }
 }
 
@@ -813,7 +805,7 @@ pub(crate) fn quirks_hash(name: &str) -> u32 {
     for b in name.bytes() {
         h = (h ^ u32::from(b.to_ascii_lowercase())).wrapping_mul(0x0100_0193);
     }
-    match (h ^ (h >> 24)) & 0x00ff_ffff {
+    match (h ^ (h >> 24)) & BLOOM_HASH_MASK {
         0 => 1,
         h => h,
     }
