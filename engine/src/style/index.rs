@@ -168,16 +168,16 @@ impl Filed {
     }
 }
 
-/// A sheet's own filing, made the first time a cascade files it alone and
-/// kept with the sheet, one per way of filing it (quirks mode, which
-/// declarations are kept): a site's large sheet, read once per session,
-/// is then not filed again on every page.
+/// A sheet's own filing, made the first time a cascade files it and kept
+/// with the sheet, one per way of filing it (quirks mode, which
+/// declarations are kept): the UA sheet, and a site's large sheet read
+/// once per session, are then not filed again on every page.
 #[derive(Debug, Default)]
 pub(crate) struct SharedFiling(pub(super) [OnceLock<Arc<Filed>>; 8]);
 
-/// All rules of a document: its own filing (the UA sheet and its sheets
-/// read for it alone) and the filings of the shared sheets it links, each
-/// at the order its first selector takes in the cascade.
+/// All rules of a document: its own filing (its sheets read for it alone)
+/// and the shared filings (the UA sheet's, and those of the cached sheets
+/// it links), each at the order its first selector takes in the cascade.
 #[derive(Debug, Default)]
 pub(crate) struct Rules {
     own: Filed,
@@ -235,16 +235,22 @@ impl Rules {
         self.size_queries |= self.own.size_queries;
     }
 
-    /// Files an author sheet that other cascades read too (a cached linked
-    /// sheet) through its own filing, made once. Its rules are in no layer
-    /// (the cache keeps no such sheet: layer ranks depend on the
-    /// document), so each is filed as [`UNLAYERED`].
-    pub(crate) fn add_shared_sheet(&mut self, sheet: &ParsedSheet, quirks: bool, kept: Kept) {
+    /// Files a sheet that other cascades read too (the UA sheet, or a
+    /// cached linked author sheet) through its own filing, made once. An
+    /// author sheet shared so has no layered rule (the cache keeps no such
+    /// sheet: layer ranks depend on the document), so each of its rules is
+    /// filed as [`UNLAYERED`]; the UA sheet has no layers either, and its
+    /// rules share the rank 0 of their origin.
+    pub(crate) fn add_shared_sheet(&mut self, sheet: &ParsedSheet, origin: Origin, quirks: bool, kept: Kept) {
         debug_assert!(sheet.rules.iter().all(|r| r.layer.is_none()), "a shared sheet has no layered rule");
         let slot = usize::from(quirks) | usize::from(kept.customs) << 1 | usize::from(kept.boxes == KeptBoxes::All) << 2;
         let filed = sheet.filed.0[slot].get_or_init(|| {
+            let layer = match origin {
+                Origin::UserAgent => 0,
+                Origin::Author => UNLAYERED,
+            };
             let mut filed = Filed::default();
-            filed.add_sheet(sheet, Origin::Author, quirks, |_| UNLAYERED, kept);
+            filed.add_sheet(sheet, origin, quirks, |_| layer, kept);
             Arc::new(filed)
         });
         self.has_relative |= filed.has_relative;

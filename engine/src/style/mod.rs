@@ -574,7 +574,8 @@ fn read_rules(doc: &Document, options: &CascadeOptions) -> ReadRules {
     let mut diagnostics = Vec::new();
     let mut rules = Rules::default();
     let boxes = if options.layout { KeptBoxes::All } else { KeptBoxes::Hiding };
-    rules.add_sheet(ua_sheet(), Origin::UserAgent, doc.is_quirks(), |_| 0, Kept { customs: false, boxes });
+    // The UA sheet is filed once per way of filing it, for every cascade.
+    rules.add_shared_sheet(ua_sheet(), Origin::UserAgent, doc.is_quirks(), Kept { customs: false, boxes });
 
     // Author sheets in tree order. A sheet linked several times is read
     // once and filed where it is linked last: identical rules later in the
@@ -639,7 +640,7 @@ fn read_rules(doc: &Document, options: &CascadeOptions) -> ReadRules {
     for (sheet, shared) in &parsed {
         invalid_rules += sheet.invalid_rules;
         if *shared {
-            rules.add_shared_sheet(sheet, doc.is_quirks(), kept);
+            rules.add_shared_sheet(sheet, Origin::Author, doc.is_quirks(), kept);
         } else {
             rules.add_sheet(sheet, Origin::Author, doc.is_quirks(), rank, kept);
         }
