@@ -7,7 +7,7 @@
 //! than [`MAX_DEPTH`] levels, and every computation has a node budget, so
 //! hostile nesting can neither overflow the stack nor make naming quadratic.
 
-use std::collections::HashSet;
+use rustc_hash::FxHashSet;
 
 use html5ever::{local_name, ns};
 
@@ -60,7 +60,7 @@ pub(crate) struct Namer<'a> {
     doc: &'a Document,
     styles: &'a Styles,
     sem: &'a Semantics,
-    visited: HashSet<NodeId>,
+    visited: FxHashSet<NodeId>,
     budget: usize,
     bytes_left: usize,
     root: NodeId,
@@ -68,7 +68,7 @@ pub(crate) struct Namer<'a> {
 
 impl<'a> Namer<'a> {
     pub(crate) fn new(doc: &'a Document, styles: &'a Styles, sem: &'a Semantics) -> Namer<'a> {
-        Namer { doc, styles, sem, visited: HashSet::new(), budget: NODE_BUDGET, bytes_left: BYTE_BUDGET, root: NodeId::DOCUMENT }
+        Namer { doc, styles, sem, visited: FxHashSet::default(), budget: NODE_BUDGET, bytes_left: BYTE_BUDGET, root: NodeId::DOCUMENT }
     }
 
     fn start(&mut self, root: NodeId) {
@@ -162,7 +162,7 @@ impl<'a> Namer<'a> {
                     return String::new();
                 }
                 let style = self.styles.get(id);
-                return style.text_transform.apply(self.take_bytes(t));
+                return style.text_transform.apply(self.take_bytes(t)).into_owned();
             }
             NodeData::Element(_) => {}
             _ => return String::new(),

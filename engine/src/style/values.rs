@@ -178,11 +178,11 @@ pub enum TextTransform {
 impl TextTransform {
     /// Applies the transform to a piece of text. `at_word_start` says
     /// whether the text begins a word (for `capitalize`).
-    pub fn apply(self, text: &str) -> String {
+    pub fn apply(self, text: &str) -> std::borrow::Cow<'_, str> {
         match self {
-            TextTransform::None => text.to_owned(),
-            TextTransform::Uppercase => text.to_uppercase(),
-            TextTransform::Lowercase => text.to_lowercase(),
+            TextTransform::None => std::borrow::Cow::Borrowed(text),
+            TextTransform::Uppercase => text.to_uppercase().into(),
+            TextTransform::Lowercase => text.to_lowercase().into(),
             TextTransform::Capitalize => {
                 let mut out = String::with_capacity(text.len());
                 let mut start = true;
@@ -195,7 +195,7 @@ impl TextTransform {
                         start = c.is_whitespace();
                     }
                 }
-                out
+                out.into()
             }
         }
     }

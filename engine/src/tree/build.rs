@@ -4,7 +4,9 @@
 //! counted, label text not repeated. Iterative: a deep page cannot
 //! overflow the stack.
 
-use std::collections::HashSet;
+use std::borrow::Cow;
+
+use rustc_hash::FxHashSet;
 
 use html5ever::local_name;
 
@@ -20,8 +22,8 @@ use super::{AxTree, Item, ItemId, Prefix, Segment, Widget};
 
 /// `<label>`s whose text is the name of the visible control they label:
 /// their text is not shown again.
-pub(super) fn consumed_labels(doc: &Document, styles: &Styles, sem: &Semantics) -> HashSet<NodeId> {
-    let mut out = HashSet::new();
+pub(super) fn consumed_labels(doc: &Document, styles: &Styles, sem: &Semantics) -> FxHashSet<NodeId> {
+    let mut out = FxHashSet::default();
     for id in doc.descendants(NodeId::DOCUMENT) {
         let Some(e) = doc.element(id) else { continue };
         if !e.is_html(&local_name!("label")) {
@@ -39,8 +41,8 @@ pub(super) fn consumed_labels(doc: &Document, styles: &Styles, sem: &Semantics) 
 
 /// A piece of a line under construction.
 #[derive(Debug, Clone)]
-enum Piece {
-    Text(String),
+enum Piece<'a> {
+    Text(Cow<'a, str>),
     Space,
     Sep(&'static str),
     Widget(usize),
@@ -49,10 +51,10 @@ enum Piece {
 /// Where content goes: a container (lines become child items) or a
 /// single-line item (boundaries become spaces).
 #[derive(Debug)]
-pub(super) struct Sink {
+pub(super) struct Sink<'a> {
     item: Option<ItemId>,
     single_line: bool,
-    line: Vec<Piece>,
+    line: Vec<Piece<'a>>,
     /// The first text node of `line`.
     first: Option<NodeId>,
 }
@@ -73,8 +75,8 @@ pub(super) struct Builder<'a> {
     sem: &'a Semantics,
     namer: NameComputer<'a>,
     tree: AxTree,
-    sinks: Vec<Sink>,
-    consumed: HashSet<NodeId>,
+    sinks: Vec<Sink<'a>>,
+    consumed: FxHashSet<NodeId>,
     suppress_text: u32,
 }
 
@@ -158,7 +160,7 @@ pub(super) fn walk(doc: &Document, styles: &Styles, conceal: &Concealment, sem: 
     b.tree
 }
 
-impl Builder<'_> {
+impl<'a> Builder<'a> {
     fn run(&mut self) {
         let doc = self.doc;
         let mut frames: Vec<Frame> = Vec::new();
@@ -198,7 +200,7 @@ impl Builder<'_> {
         self.flush_line();
     }
 
-    fn text(&mut self, id: NodeId, text: &str) {
+    fn text(&mut self, id: NodeId, text: &'a str) {
         let hidden = self.styles.hidden(id);
         if hidden.is_some() || self.sem.is_ax_hidden(id) {
             if matches!(hidden, Some(Hidden::Invisible)) && !text.trim().is_empty() {
@@ -228,8 +230,8 @@ impl Builder<'_> {
         if readable.instructions {
             self.tree.counters.removed_instructions += 1;
         }
-        let text: &str = &readable.text;
-        if injection::reads_like_instructions(text) {
+        let text: Cow<'a, str> = readable.text;
+        if injection::reads_like_instructions(&text) {
             self.tree.counters.suspected_injection += 1;
         }
         if let Some(sink) = self.sinks.last_mut()
@@ -239,7 +241,12 @@ impl Builder<'_> {
             sink.first = Some(id);
         }
         let style = self.styles.get(id);
-        let text = style.text_transform.apply(text);
+        // The page's own text is borrowed, not copied, unless a transform
+        // or a cleaning changed it.
+        let text = match style.text_transform.apply(&text) {
+            Cow::Borrowed(_) => text,
+            Cow::Owned(changed) => Cow::Owned(changed),
+        };
         let keep_newlines = style.white_space.keeps_newlines();
         let single = self.sinks.last().is_some_and(|s| s.single_line);
         if keep_newlines && !single && text.contains('\n') {
@@ -249,14 +256,14 @@ impl Builder<'_> {
                     self.boundary();
                 }
                 first = false;
-                self.push(Piece::Text(part.to_owned()));
+                self.push(Piece::Text(Cow::Owned(part.to_owned())));
             }
         } else {
             self.push(Piece::Text(text));
         }
     }
 
-    fn push(&mut self, piece: Piece) {
+    fn push(&mut self, piece: Piece<'a>) {
         if let Some(s) = self.sinks.last_mut() {
             s.line.push(piece);
         }
@@ -660,7 +667,29 @@ fn is_blank(text: &str) -> bool {
 
 /// Joins the pieces of a line: whitespace collapsed, no space at either
 /// end, widgets kept apart from words.
-fn finalize(pieces: &[Piece]) -> Vec<Segment> {
+/// Where the first character of `s` that is (`separator`) or is not a
+/// word separator starts (`s.len()`: none): whitespace, NBSP included, and
+/// control characters separate words. ASCII is classed by its byte.
+fn next_separator(s: &str, separator: bool) -> usize {
+    let bytes = s.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let (is_separator, len) = match bytes[i] {
+            b @ 0..0x80 => (b <= b' ' || b == 0x7f, 1),
+            _ => match s[i..].chars().next() {
+                Some(c) => (c.is_whitespace() || c.is_control(), c.len_utf8()),
+                None => break,
+            },
+        };
+        if is_separator == separator {
+            return i;
+        }
+        i += len;
+    }
+    bytes.len()
+}
+
+fn finalize(pieces: &[Piece<'_>]) -> Vec<Segment> {
     let mut out: Vec<Segment> = Vec::new();
     let mut text = String::new();
     let mut pending_space = false;
@@ -669,20 +698,26 @@ fn finalize(pieces: &[Piece]) -> Vec<Segment> {
     for piece in pieces {
         match piece {
             Piece::Text(t) => {
-                for c in t.chars() {
-                    // Any whitespace (NBSP too) and stray control
-                    // characters separate words; runs become one space.
-                    if c.is_whitespace() || c.is_control() {
+                // Any whitespace (NBSP too) and stray control characters
+                // separate words; runs become one space. A word is copied
+                // whole: only its first character decides the space before.
+                let mut rest: &str = t;
+                while !rest.is_empty() {
+                    let start = next_separator(rest, false);
+                    if start > 0 {
                         pending_space = true;
-                        continue;
+                        rest = &rest[start..];
                     }
-                    if any && (pending_space || (after_widget && c.is_alphanumeric())) && !text.ends_with(' ') {
+                    let end = next_separator(rest, true);
+                    let Some(first) = rest[..end].chars().next() else { break };
+                    if any && (pending_space || (after_widget && first.is_alphanumeric())) && !text.ends_with(' ') {
                         text.push(' ');
                     }
                     pending_space = false;
                     after_widget = false;
-                    text.push(c);
+                    text.push_str(&rest[..end]);
                     any = true;
+                    rest = &rest[end..];
                 }
             }
             Piece::Space => pending_space = true,

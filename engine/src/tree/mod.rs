@@ -307,6 +307,20 @@ mod tests {
     }
 
     #[test]
+    fn whitespace_and_control_characters_separate_words_as_one_space() {
+        // NBSP, tabs, a stray control character and a line break between
+        // words each read as one space; words keep their characters.
+        let dump = tree_dump("<p>caf\u{e9}\u{a0}\u{a0}cr\u{e8}me\t\u{1}br\u{fb}l\u{e9}e\n \u{85} end</p>");
+        assert_eq!(dump.lines().last(), Some("None: \"caf\u{e9} cr\u{e8}me br\u{fb}l\u{e9}e end\""), "{dump}");
+        // A word right after a widget is set apart; punctuation is not.
+        let dump = tree_dump("<p><a href=/>Go</a>now<a href=/x>there</a>.</p>");
+        assert!(dump.contains("\" now \"") && dump.contains("\".\""), "{dump}");
+        // A transformed text is the transformed copy; other text is as written.
+        let dump = tree_dump("<p style='text-transform:uppercase'>loud</p><p>quiet</p>");
+        assert!(dump.contains("\"LOUD\"") && dump.contains("\"quiet\""), "{dump}");
+    }
+
+    #[test]
     fn labels_are_not_repeated_but_their_links_stay() {
         let html = r#"<label for=e>Email</label><input id=e>
             <label><input type=checkbox> I accept the <a href=/terms>terms</a></label>"#;

@@ -19,7 +19,7 @@
 //! [`RefTable::forget`] when a tab closes or navigates away (drops the
 //! document). The forgotten numbers stay used.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use crate::dom::{DocumentId, NodeId};
 
@@ -30,14 +30,14 @@ pub struct RefTable {
     /// past `u32::MAX` are not given at all.
     next: u64,
     /// Per live document: node → ref.
-    by_node: HashMap<DocumentId, HashMap<NodeId, u32>>,
+    by_node: FxHashMap<DocumentId, FxHashMap<NodeId, u32>>,
     /// Ref → the node it names, for every live document.
-    by_ref: HashMap<u32, (DocumentId, NodeId)>,
+    by_ref: FxHashMap<u32, (DocumentId, NodeId)>,
 }
 
 impl Default for RefTable {
     fn default() -> RefTable {
-        RefTable { next: 1, by_node: HashMap::new(), by_ref: HashMap::new() }
+        RefTable { next: 1, by_node: FxHashMap::default(), by_ref: FxHashMap::default() }
     }
 }
 
@@ -97,7 +97,7 @@ impl RefTable {
         // does not depend on hashing.
         let mut nodes: Vec<(NodeId, u32)> = nodes.into_iter().collect();
         nodes.sort_unstable();
-        let mut moved: HashMap<NodeId, u32> = HashMap::with_capacity(nodes.len());
+        let mut moved: FxHashMap<NodeId, u32> = FxHashMap::with_capacity_and_hasher(nodes.len(), Default::default());
         let mut dropped = 0;
         for (node, r) in nodes {
             self.by_ref.remove(&r);
