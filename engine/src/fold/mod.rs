@@ -253,10 +253,12 @@ impl Folded {
     }
 }
 
-/// Shortens a header whose estimate exceeds `limit` tokens.
-fn fit_header(header: String, limit: u32) -> String {
-    if tokens::exact_line_cost(0, &header) <= limit {
-        return header;
+/// Shortens a header whose exact cost exceeds `limit` tokens; gives it
+/// with its cost.
+fn fit_header(header: String, limit: u32) -> (String, u32) {
+    let cost = tokens::exact_line_cost(0, &header);
+    if cost <= limit {
+        return (header, cost);
     }
     let mut chars: Vec<char> = header.chars().collect();
     while chars.len() > 2 {
@@ -265,11 +267,14 @@ fn fit_header(header: String, limit: u32) -> String {
         let mut s: String = chars.iter().collect();
         s = s.trim_end().to_owned();
         s.push('…');
-        if tokens::exact_line_cost(0, &s) <= limit {
-            return s;
+        let cost = tokens::exact_line_cost(0, &s);
+        if cost <= limit {
+            return (s, cost);
         }
     }
-    "#".to_owned()
+    let short = "#".to_owned();
+    let cost = tokens::exact_line_cost(0, &short);
+    (short, cost)
 }
 
 /// Folds the tree into the lines of the observation.

@@ -30,10 +30,15 @@ pub(super) fn fold_once(
     render_options: &RenderOptions,
     target: Option<u64>,
 ) -> Folded {
-    let mut header = line::header(doc, layout, render_options);
-    if let Some(t) = target {
-        header = fit_header(header, (t / 4) as u32);
-    }
+    // The header's exact cost, counted once here for the whole pass.
+    let header = line::header(doc, layout, render_options);
+    let (header, header_cost) = match target {
+        Some(t) => fit_header(header, (t / 4) as u32),
+        None => {
+            let cost = tokens::exact_line_cost(0, &header);
+            (header, cost)
+        }
+    };
     let mut out = Folded { header, ..Folded::default() };
     let style = match options.mode {
         Mode::Full => LineStyle::Full,
@@ -51,7 +56,7 @@ pub(super) fn fold_once(
             Some(i) => start = vec![i],
             None => {
                 out.expand_missing = true;
-                out.estimated_tokens = tokens::exact_line_cost(0, &out.header);
+                out.estimated_tokens = header_cost;
                 return out;
             }
         }
@@ -151,7 +156,7 @@ pub(super) fn fold_once(
         }
         cur[v] = c;
     }
-    let header_cost = u64::from(tokens::exact_line_cost(0, &out.header));
+    let header_cost = u64::from(header_cost);
     let total = header_cost + view.roots.iter().map(|&r| cur[r]).sum::<u64>();
     let mut st = State {
         view: &view,
