@@ -176,8 +176,8 @@ pub enum TextTransform {
 }
 
 impl TextTransform {
-    /// Applies the transform to a piece of text. `at_word_start` says
-    /// whether the text begins a word (for `capitalize`).
+    /// Applies the transform to a piece of text (borrowed back when there
+    /// is none; `capitalize` takes the text as starting a word).
     pub fn apply(self, text: &str) -> std::borrow::Cow<'_, str> {
         match self {
             TextTransform::None => std::borrow::Cow::Borrowed(text),

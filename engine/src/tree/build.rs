@@ -665,8 +665,6 @@ fn is_blank(text: &str) -> bool {
     !text.is_empty() && text.bytes().all(|b| is_html_space(char::from(b)))
 }
 
-/// Joins the pieces of a line: whitespace collapsed, no space at either
-/// end, widgets kept apart from words.
 /// Where the first character of `s` that is (`separator`) or is not a
 /// word separator starts (`s.len()`: none): whitespace, NBSP included, and
 /// control characters separate words. ASCII is classed by its byte.
@@ -689,6 +687,8 @@ fn next_separator(s: &str, separator: bool) -> usize {
     bytes.len()
 }
 
+/// Joins the pieces of a line: whitespace collapsed, no space at either
+/// end, widgets kept apart from words.
 fn finalize(pieces: &[Piece<'_>]) -> Vec<Segment> {
     let mut out: Vec<Segment> = Vec::new();
     let mut text = String::new();
