@@ -77,13 +77,20 @@ pub(crate) fn truncate_chars(s: &str, max: usize) -> String {
     }
 }
 
+/// Whether `c` separates words in page text shown on a line: any
+/// whitespace (NBSP too) or control character.
+#[inline]
+pub(crate) fn separates_words(c: char) -> bool {
+    c.is_whitespace() || c.is_control()
+}
+
 /// Page text for one line: any whitespace or control character becomes a
 /// space, runs collapse, ends are trimmed.
 pub(crate) fn one_line(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     let mut space = false;
     for c in s.chars() {
-        if c.is_whitespace() || c.is_control() {
+        if separates_words(c) {
             space = !out.is_empty();
         } else {
             if space {

@@ -220,17 +220,11 @@ impl Kept {
 }
 
 impl Rules {
-    /// Files every selector of `sheet`'s rules in the document's own
-    /// filing, leaving out the rules that set nothing `kept` keeps.
-    pub(crate) fn add_sheet(
-        &mut self,
-        sheet: &ParsedSheet,
-        origin: Origin,
-        quirks: bool,
-        layer_rank: impl Fn(Option<u32>) -> u32,
-        kept: Kept,
-    ) {
-        self.own.add_sheet(sheet, origin, quirks, layer_rank, kept);
+    /// Files every selector of an author sheet's rules in the document's
+    /// own filing, leaving out the rules that set nothing `kept` keeps.
+    /// (The UA sheet is always shared: [`Rules::add_shared_sheet`].)
+    pub(crate) fn add_author_sheet(&mut self, sheet: &ParsedSheet, quirks: bool, layer_rank: impl Fn(Option<u32>) -> u32, kept: Kept) {
+        self.own.add_sheet(sheet, Origin::Author, quirks, layer_rank, kept);
         self.has_relative |= self.own.has_relative;
         self.size_queries |= self.own.size_queries;
     }

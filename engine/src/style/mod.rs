@@ -642,7 +642,7 @@ fn read_rules(doc: &Document, options: &CascadeOptions) -> ReadRules {
         if *shared {
             rules.add_shared_sheet(sheet, Origin::Author, doc.is_quirks(), kept);
         } else {
-            rules.add_sheet(sheet, Origin::Author, doc.is_quirks(), rank, kept);
+            rules.add_author_sheet(sheet, doc.is_quirks(), rank, kept);
         }
     }
     rules.unlayered = unlayered;

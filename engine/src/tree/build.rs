@@ -16,7 +16,7 @@ use crate::safety::injection;
 use crate::semantics::{AxNode, NameComputer, Semantics, role::Role};
 use crate::style::values::Display;
 use crate::style::{Hidden, Styles};
-use crate::text::is_html_space;
+use crate::text::{is_html_space, separates_words};
 
 use super::{AxTree, Item, ItemId, Prefix, Segment, Widget};
 
@@ -666,16 +666,16 @@ fn is_blank(text: &str) -> bool {
 }
 
 /// Where the first character of `s` that is (`separator`) or is not a
-/// word separator starts (`s.len()`: none): whitespace, NBSP included, and
-/// control characters separate words. ASCII is classed by its byte.
+/// word separator ([`separates_words`]) starts (`s.len()`: none). ASCII is
+/// read by its byte, without decoding.
 fn next_separator(s: &str, separator: bool) -> usize {
     let bytes = s.as_bytes();
     let mut i = 0;
     while i < bytes.len() {
         let (is_separator, len) = match bytes[i] {
-            b @ 0..0x80 => (b <= b' ' || b == 0x7f, 1),
+            b @ 0..0x80 => (separates_words(char::from(b)), 1),
             _ => match s[i..].chars().next() {
-                Some(c) => (c.is_whitespace() || c.is_control(), c.len_utf8()),
+                Some(c) => (separates_words(c), c.len_utf8()),
                 None => break,
             },
         };
@@ -698,9 +698,8 @@ fn finalize(pieces: &[Piece<'_>]) -> Vec<Segment> {
     for piece in pieces {
         match piece {
             Piece::Text(t) => {
-                // Any whitespace (NBSP too) and stray control characters
-                // separate words; runs become one space. A word is copied
-                // whole: only its first character decides the space before.
+                // Separators' runs become one space. A word is copied whole:
+                // only its first character decides the space before.
                 let mut rest: &str = t;
                 while !rest.is_empty() {
                     let start = next_separator(rest, false);
