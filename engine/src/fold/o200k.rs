@@ -13,7 +13,13 @@
 //! cannot run; tiktoken-rs runs the whole pattern on `fancy-regex`'s
 //! backtracking machine for it. Here `regex-automata` runs the pattern
 //! without that alternative, each match anchored where the last ended, and
-//! [`O200k::count_with`] gives the last space back by hand.
+//! [`O200k::pattern_piece_end`] gives the last space back by hand.
+//!
+//! Most observation text is ASCII, where the pattern's classes are a
+//! byte's: [`ascii_piece_end`] reads those pieces by hand (a call into the
+//! regex engine per piece of four bytes cost more than the merging), and
+//! recent short pieces' counts are kept per thread ([`Recent`]). Tests
+//! check the hand reading splits as the pattern does.
 
 use std::cell::RefCell;
 use std::cmp::Reverse;
@@ -89,8 +95,12 @@ impl O200k {
 
     /// The rank of the token spelled `piece`, if there is one.
     fn rank(&self, piece: &[u8]) -> Option<u32> {
+        self.rank_hashed(piece, hash(piece))
+    }
+
+    /// [`O200k::rank`] of a piece whose [`hash`] is `h`.
+    fn rank_hashed(&self, piece: &[u8], h: u64) -> Option<u32> {
         let mask = self.slots.len() / 4 - 1;
-        let h = hash(piece);
         let mut slot = h as usize & mask;
         loop {
             let entry = u32_at(self.slots, slot);
@@ -113,38 +123,68 @@ impl O200k {
     /// `encode_ordinary(text).len()`.
     pub(crate) fn count(&self, text: &str) -> usize {
         thread_local! {
-            /// This thread's scratch space for the pattern: threads
-            /// sharing one would wait on it (`research` counts on every
-            /// core).
-            static CACHE: RefCell<Option<meta::Cache>> = const { RefCell::new(None) };
+            /// This thread's scratch space: threads sharing one would wait
+            /// on it (`research` counts on every core).
+            static SCRATCH: RefCell<Option<Scratch>> = const { RefCell::new(None) };
         }
-        CACHE.with(|cell| match cell.try_borrow_mut() {
-            Ok(mut cache) => self.count_with(cache.get_or_insert_with(|| self.pattern.create_cache()), text),
-            Err(_) => self.count_with(&mut self.pattern.create_cache(), text),
+        SCRATCH.with(|cell| match cell.try_borrow_mut() {
+            Ok(mut scratch) => self.count_with(scratch.get_or_insert_with(|| Scratch::new(self)), text),
+            Err(_) => self.count_with(&mut Scratch::new(self), text),
         })
     }
 
-    /// Each piece is the pattern's match anchored where the last one
-    /// ended (the pattern matches every character, so there is no gap to
-    /// search across, and no backward pass to find where a match starts).
-    fn count_with(&self, cache: &mut meta::Cache, text: &str) -> usize {
+    fn count_with(&self, scratch: &mut Scratch, text: &str) -> usize {
         let mut n = 0;
         let mut at = 0;
         while at < text.len() {
-            let input = Input::new(text).range(at..).anchored(Anchored::Yes);
-            match self.pattern.search_with(cache, &input) {
-                Some(m) if m.end() > at => {
-                    let piece = before_word(&text[at..m.end()], m.end() < text.len());
-                    n += self.piece_count(piece.as_bytes());
-                    at += piece.len();
+            match self.piece_end(&mut scratch.regex, text, at) {
+                Some(end) => {
+                    n += self.cached_piece_count(&mut scratch.pieces, &text.as_bytes()[at..end]);
+                    at = end;
                 }
                 // The pattern ends in `\s+` and matches every character
                 // class, so this is not reached; if it ever is, the rest is
                 // priced one token per byte.
-                _ => return n + text.len() - at,
+                None => return n + text.len() - at,
             }
         }
         n
+    }
+
+    /// Where the piece of `text` that starts at `at` ends: read by hand
+    /// when every character that decides it is ASCII ([`ascii_piece_end`]),
+    /// by the pattern otherwise.
+    fn piece_end(&self, regex: &mut meta::Cache, text: &str, at: usize) -> Option<usize> {
+        ascii_piece_end(text.as_bytes(), at).or_else(|| self.pattern_piece_end(regex, text, at))
+    }
+
+    /// [`O200k::piece_end`] by the pattern: its match anchored where the
+    /// last piece ended (the pattern matches every character, so there is
+    /// no gap to search across, and no backward pass to find where a match
+    /// starts), with the lookahead's last space given back.
+    fn pattern_piece_end(&self, regex: &mut meta::Cache, text: &str, at: usize) -> Option<usize> {
+        let input = Input::new(text).range(at..).anchored(Anchored::Yes);
+        let m = self.pattern.search_with(regex, &input).filter(|m| m.end() > at)?;
+        Some(at + before_word(&text[at..m.end()], m.end() < text.len()).len())
+    }
+
+    /// [`O200k::piece_count`], looked up first among the short pieces
+    /// counted lately. A page repeats its words, and the vocabulary is
+    /// megabytes: a lookup there misses the processor's caches two or three
+    /// times (the slot, the token's offset, its bytes), where this small
+    /// table stays in them.
+    fn cached_piece_count(&self, pieces: &mut [Recent], piece: &[u8]) -> usize {
+        let Some(key) = Recent::key(piece) else { return self.piece_count(piece, hash(piece)) };
+        let h = hash(piece);
+        let slot = &mut pieces[h as usize & (RECENT_PIECES - 1)];
+        // (An empty slot matches only an empty piece, whose count is 0.)
+        if usize::from(slot.len) == piece.len() && slot.bytes == key {
+            return usize::from(slot.count);
+        }
+        let count = self.piece_count(piece, h);
+        // A piece of at most `RECENT_BYTES` bytes has at most as many tokens.
+        *slot = Recent { len: piece.len() as u8, count: count as u8, bytes: key };
+        count
     }
 
     /// Byte-pair merging of one piece: start from its bytes, and merge the
@@ -152,9 +192,10 @@ impl O200k {
     /// on a tie) until no pair is a token. Candidate pairs wait in a heap
     /// (stale ones are skipped when popped), so a long piece costs
     /// O(n log n), not O(n²).
-    fn piece_count(&self, piece: &[u8]) -> usize {
+    /// `h` is the piece's [`hash`].
+    fn piece_count(&self, piece: &[u8], h: u64) -> usize {
         let n = piece.len();
-        if n <= 1 || self.rank(piece).is_some() {
+        if n <= 1 || self.rank_hashed(piece, h).is_some() {
             return n.min(1);
         }
         if n <= SHORT_PIECE { self.short_piece_count(piece) } else { self.long_piece_count(piece) }
@@ -244,9 +285,157 @@ impl O200k {
     }
 }
 
+/// How o200k's pattern sees an ASCII character.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Ascii {
+    Upper,
+    Lower,
+    Digit,
+    /// `\r` or `\n`.
+    Break,
+    /// Other white space: space, tab, vertical tab, form feed.
+    Space,
+    /// Anything else: punctuation, symbols, control characters.
+    Other,
+    /// Past the end of the text.
+    End,
+}
+
+/// The class of `bytes[i]`; `None` for a byte of a non-ASCII character,
+/// whose class only the pattern knows.
+fn ascii_class(bytes: &[u8], i: usize) -> Option<Ascii> {
+    let Some(&b) = bytes.get(i) else { return Some(Ascii::End) };
+    Some(match b {
+        b'A'..=b'Z' => Ascii::Upper,
+        b'a'..=b'z' => Ascii::Lower,
+        b'0'..=b'9' => Ascii::Digit,
+        b'\r' | b'\n' => Ascii::Break,
+        b' ' | b'\t' | b'\x0B' | b'\x0C' => Ascii::Space,
+        0x80.. => return None,
+        _ => Ascii::Other,
+    })
+}
+
+/// The piece o200k's pattern (with its lookahead) matches at `at`, read by
+/// hand, or `None` when a character that decides it is not ASCII. For
+/// ASCII, the pattern's alternatives, in their order, are:
+/// 1–2. letters — upper case then lower case — after at most one
+///    character that is not a letter, digit or line break, then an
+///    English contraction (`'s`, `'ll`, … in any case);
+/// 3. one to three digits;
+/// 4. an optional space, punctuation, then line breaks and slashes;
+/// 5. white space up to its last line break;
+/// 6. white space, less its last character when a word follows.
+fn ascii_piece_end(bytes: &[u8], at: usize) -> Option<usize> {
+    use Ascii::*;
+    let first = ascii_class(bytes, at)?;
+    let letters = match first {
+        Upper | Lower => Some(at),
+        Space | Other => matches!(ascii_class(bytes, at + 1)?, Upper | Lower).then_some(at + 1),
+        Digit | Break | End => None,
+    };
+    if let Some(mut i) = letters {
+        // Upper case then lower case (either may be empty, not both).
+        while ascii_class(bytes, i)? == Upper {
+            i += 1;
+        }
+        while ascii_class(bytes, i)? == Lower {
+            i += 1;
+        }
+        if bytes.get(i) != Some(&b'\'') {
+            return Some(i);
+        }
+        let next = |k: usize| bytes.get(i + k).map(u8::to_ascii_lowercase);
+        // `s` matches `ſ` without regard to case: a non-ASCII character
+        // there is the pattern's to judge.
+        if next(1).is_some_and(|b| b >= 0x80) {
+            return None;
+        }
+        return Some(match (next(1), next(2)) {
+            (Some(b's' | b't' | b'm' | b'd'), _) => i + 2,
+            (Some(b'r' | b'v'), Some(b'e')) | (Some(b'l'), Some(b'l')) => i + 3,
+            _ => i,
+        });
+    }
+    if first == Digit {
+        let mut i = at;
+        while i < at + 3 && ascii_class(bytes, i)? == Digit {
+            i += 1;
+        }
+        return Some(i);
+    }
+    let marks = if bytes[at] == b' ' { at + 1 } else { at };
+    if ascii_class(bytes, marks)? == Other {
+        let mut i = marks;
+        while ascii_class(bytes, i)? == Other {
+            i += 1;
+        }
+        while matches!(bytes.get(i), Some(b'\r' | b'\n' | b'/')) {
+            i += 1;
+        }
+        return Some(i);
+    }
+    // White space.
+    let mut i = at;
+    let mut last_break = None;
+    loop {
+        match ascii_class(bytes, i)? {
+            Space => {}
+            Break => last_break = Some(i),
+            _ => break,
+        }
+        i += 1;
+    }
+    Some(match last_break {
+        Some(b) => b + 1,
+        None if i < bytes.len() && i - at >= 2 => i - 1,
+        None => i,
+    })
+}
+
 /// Pieces up to this many bytes are merged on the stack, longer ones
 /// with a heap of candidate pairs.
 const SHORT_PIECE: usize = 32;
+
+/// A thread's scratch space for counting: the pattern's, and the pieces
+/// counted lately.
+struct Scratch {
+    regex: meta::Cache,
+    pieces: Box<[Recent]>,
+}
+
+impl Scratch {
+    fn new(bpe: &O200k) -> Scratch {
+        Scratch { regex: bpe.pattern.create_cache(), pieces: vec![Recent::default(); RECENT_PIECES].into_boxed_slice() }
+    }
+}
+
+/// Slots of the recent pieces' table (256 KiB per thread that counts), a
+/// power of two: one per [`hash`], the latest piece there replacing the
+/// one before.
+const RECENT_PIECES: usize = 16384;
+
+/// The longest piece the recent pieces' table keeps (nearly every piece of
+/// text in a Latin script is shorter).
+const RECENT_BYTES: usize = 14;
+
+/// A piece counted lately: its bytes (zero-padded), its length (0: an
+/// empty slot) and its tokens.
+#[derive(Clone, Copy, Default)]
+struct Recent {
+    len: u8,
+    count: u8,
+    bytes: [u8; RECENT_BYTES],
+}
+
+impl Recent {
+    /// A piece's bytes as a slot keeps them, if it is short enough.
+    fn key(piece: &[u8]) -> Option<[u8; RECENT_BYTES]> {
+        let mut key = [0; RECENT_BYTES];
+        key.get_mut(..piece.len())?.copy_from_slice(piece);
+        Some(key)
+    }
+}
 
 include!("o200k_hash.rs");
 
@@ -317,7 +506,64 @@ mod tests {
         }
     }
 
+    /// Where the hand reading and the pattern split `text` apart, if they
+    /// do.
+    fn split_difference(text: &str) -> Option<String> {
+        let ours = O200k::get().unwrap_or_else(|| panic!("the embedded table does not load"));
+        let mut regex = ours.pattern.create_cache();
+        let mut at = 0;
+        while at < text.len() {
+            let by_pattern = ours.pattern_piece_end(&mut regex, text, at);
+            if let Some(by_hand) = ascii_piece_end(text.as_bytes(), at)
+                && Some(by_hand) != by_pattern
+            {
+                return Some(format!("{text:?} at {at}: by hand {by_hand}, by the pattern {by_pattern:?}"));
+            }
+            at = by_pattern?;
+        }
+        None
+    }
+
+    /// Every string of up to three characters from a set that holds each
+    /// class the pattern tells apart, ASCII or not.
+    #[test]
+    fn the_hand_reading_splits_as_the_pattern_does() {
+        let chars: Vec<char> = "aZ5 \t\n\r\x0B\x0C\x1C\x00\x7F'.,/-_\"sStTmMdDrReEvVlL\u{a0}é漢٣€ſ\u{2003}🙂".chars().collect();
+        let mut text = String::new();
+        for a in &chars {
+            for b in &chars {
+                for c in chars.iter().map(Some).chain([None]) {
+                    text.clear();
+                    text.push(*a);
+                    text.push(*b);
+                    text.extend(c);
+                    if let Some(diff) = split_difference(&text) {
+                        panic!("{diff}");
+                    }
+                }
+            }
+        }
+        // Contractions take up to two characters after the apostrophe.
+        for word in ["we'", "WE'", " I'", "x'"] {
+            for a in &chars {
+                for b in &chars {
+                    let text = format!("{word}{a}{b}");
+                    assert_eq!(split_difference(&text), None);
+                }
+            }
+        }
+        for byte in 0u8..0x80 {
+            let text = format!("x{0}{0}y {0}1{0}", byte as char);
+            assert_eq!(split_difference(&text), None);
+        }
+    }
+
     proptest::proptest! {
+        #[test]
+        fn the_hand_reading_splits_long_text_as_the_pattern_does(text in "[a-zA-Z0-9 \t\n\r'.,:;!?/()\\[\\]\"&#<>=_-]{0,200}|[a-zA-Z0-9 '\n/.é漢\u{a0}ſ٣”-]{0,80}") {
+            proptest::prop_assert_eq!(split_difference(&text), None);
+        }
+
         #[test]
         fn short_pieces_merge_as_long_ones_do(piece in proptest::collection::vec(proptest::sample::select(&b" etaoinshrdlu.,\xc3\xa9\xe2\x80\x9d"[..]), 2..=SHORT_PIECE), repeat in proptest::collection::vec(proptest::sample::select(&b"=-ab"[..]), 2..=SHORT_PIECE)) {
             let ours = O200k::get().unwrap_or_else(|| panic!("the embedded table does not load"));
