@@ -290,8 +290,10 @@ pub(crate) fn build(doc: &Document, styles: &Styles) -> Option<Built> {
     b.clips.push(false);
     let html = b.add_element(&ctx, root_el, 0)?;
     let mut queue: Vec<(NodeId, u32, u16)> = vec![(root_el, html, 1)];
+    // The walk of one element's children, its buffer reused by the next.
+    let mut walk = Vec::new();
     while let Some((el, at, depth)) = queue.pop() {
-        b.children(&ctx, el, at, depth, &mut queue);
+        b.children(&ctx, el, at, depth, &mut queue, &mut walk);
     }
     Some(b)
 }
@@ -331,7 +333,8 @@ impl Built {
         self.push_node(style, Some(leaf), parent, None, false, false)
     }
 
-    /// Lays out the children of `el` (taffy node `at`).
+    /// Lays out the children of `el` (taffy node `at`); `stack` is scratch
+    /// space for the walk.
     fn children(
         &mut self,
         ctx: &Ctx<'_>,
@@ -339,6 +342,7 @@ impl Built {
         at: u32,
         depth: u16,
         queue: &mut Vec<(NodeId, u32, u16)>,
+        stack: &mut Vec<Option<NodeId>>,
     ) {
         let doc = ctx.doc;
         let Some(e) = doc.element(el) else { return };
@@ -363,7 +367,8 @@ impl Built {
             return;
         }
         let mut run = Run::default();
-        let mut stack: Vec<Option<NodeId>> = vec![doc.first_child(el)];
+        stack.clear();
+        stack.push(doc.first_child(el));
         while let Some(top) = stack.last_mut() {
             let Some(child) = *top else {
                 stack.pop();

@@ -108,37 +108,48 @@ pub(crate) fn count(text: &str, keep_spaces: bool) -> TextCount {
 
 /// Whitespace collapses. Reads bytes, not chars (this is layout's hot
 /// path): a UTF-8 continuation byte belongs to the character before it.
+/// Branch-free per byte: words and spaces alternate every few bytes, and a
+/// branch on each would be mispredicted at every turn.
 fn count_collapsed(text: &str) -> TextCount {
-    let mut c = TextCount::default();
-    let mut word = 0usize;
-    let mut in_space = false;
-    for &b in text.as_bytes() {
-        if b & 0xC0 == 0x80 {
-            continue;
-        }
-        if b.is_ascii_whitespace() {
-            if !in_space {
-                if c.chars == 0 {
-                    c.leading_space = true;
-                } else {
-                    c.chars += 1;
-                }
-                in_space = true;
-            }
-            c.longest_word = c.longest_word.max(word);
-            word = 0;
-        } else {
-            in_space = false;
-            c.chars += 1;
-            word += 1;
-        }
+    let bytes = text.as_bytes();
+    let (mut shown, mut runs, mut word, mut longest_word) = (0usize, 0usize, 0usize, 0usize);
+    // 1 after a space, 0 after anything else.
+    let mut in_space = 0usize;
+    for &b in bytes {
+        let space = usize::from(SPACES[usize::from(b)]);
+        let starts_char = (space ^ 1) & usize::from(b & 0xC0 != 0x80);
+        runs += space & (in_space ^ 1);
+        shown += starts_char;
+        // A space ends the word: the mask is all ones only after others.
+        word = (word + starts_char) & space.wrapping_sub(1);
+        longest_word = longest_word.max(word);
+        in_space = space;
     }
-    c.longest_word = c.longest_word.max(word);
-    c.longest_line = c.chars;
-    // The counted trailing space belongs between this and what follows.
-    c.trailing_space = in_space && c.chars > 0;
-    c
+    // Each run of spaces shows as one, but for a leading one.
+    let leading_space = bytes.first().is_some_and(u8::is_ascii_whitespace);
+    let chars = shown + runs - usize::from(leading_space);
+    TextCount {
+        chars,
+        longest_word,
+        breaks: 0,
+        longest_line: chars,
+        leading_space,
+        // The counted trailing space belongs between this and what follows.
+        trailing_space: in_space == 1 && chars > 0,
+    }
 }
+
+/// Per byte: ASCII white space (as [`u8::is_ascii_whitespace`]), read
+/// from a table so that the test compiles to no branch.
+static SPACES: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        t[b] = (b as u8).is_ascii_whitespace();
+        b += 1;
+    }
+    t
+};
 
 /// Whitespace kept (`pre`): newlines are forced breaks.
 fn count_preserved(text: &str) -> TextCount {
@@ -187,6 +198,40 @@ pub(crate) struct TextCount {
 mod tests {
     use super::*;
     use taffy::prelude::{TaffyMaxContent, TaffyMinContent};
+
+    /// [`count_collapsed`] as the plain reading of each character.
+    fn count_collapsed_by_chars(text: &str) -> TextCount {
+        let mut c = TextCount::default();
+        let (mut word, mut in_space) = (0, false);
+        for ch in text.chars() {
+            if ch.is_ascii_whitespace() {
+                if !in_space {
+                    if c.chars == 0 {
+                        c.leading_space = true;
+                    } else {
+                        c.chars += 1;
+                    }
+                    in_space = true;
+                }
+                word = 0;
+            } else {
+                in_space = false;
+                c.chars += 1;
+                word += 1;
+                c.longest_word = c.longest_word.max(word);
+            }
+        }
+        c.longest_line = c.chars;
+        c.trailing_space = in_space && c.chars > 0;
+        c
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn collapsed_counts_are_the_characters_shown(text in "[ \t\n\r\x0Cab.é漢🙂\u{a0}]{0,40}") {
+            proptest::prop_assert_eq!(count(&text, false), count_collapsed_by_chars(&text));
+        }
+    }
 
     #[test]
     fn counting_collapses_spaces() {
