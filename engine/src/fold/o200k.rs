@@ -364,7 +364,7 @@ fn ascii_piece_end(bytes: &[u8], at: usize) -> Option<usize> {
         }
         return Some(i);
     }
-    let marks = if bytes[at] == b' ' { at + 1 } else { at };
+    let marks = if bytes.get(at) == Some(&b' ') { at + 1 } else { at };
     if ascii_class(bytes, marks)? == Other {
         let mut i = marks;
         while ascii_class(bytes, i)? == Other {
