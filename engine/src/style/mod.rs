@@ -556,7 +556,10 @@ fn linked_sheet<'a>(
         return (sheet, true);
     }
     let before = sheets.marks();
+    // The cache may give this sheet to other documents: every rule is read.
+    let only_for = sheets.only_for.take();
     let sheet = Arc::new(parse_sheet_in(&s.text, url::Url::parse(url).ok().as_ref(), env, sheets));
+    sheets.only_for = only_for;
     // A sheet that declares layers or imports, or puts rules in a layer
     // (even one an earlier sheet declared: layers are numbered per
     // document), gives what the rest of the cascade makes of it.
@@ -601,6 +604,7 @@ fn read_rules(doc: &Document, options: &CascadeOptions) -> ReadRules {
     }
     // Every given sheet with a URL can be imported by that URL.
     let mut sheets = Sheets::default();
+    sheets.only_for = Some(doc);
     for s in &options.stylesheets {
         if let Some(url) = &s.url {
             sheets.by_url.entry(url.as_str()).or_insert(s.text.as_str());

@@ -11,17 +11,26 @@
 //! block sets none of the properties whittle computes is dropped here,
 //! which is what keeps the cascade cheap on framework stylesheets; so is
 //! one whose every selector the cascade would not file (`:hover`,
-//! `::selection`, …), whose declarations are not even read.
+//! `::selection`, …), whose declarations are not even read. In a
+//! document's own long sheet, a rule that can match none of the
+//! document's elements (each selector's subject needs a class or id none
+//! has) is skipped unread.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use rustc_hash::FxHashSet;
+
+use html5ever::LocalName;
 use url::Url;
 
 use cssparser::{
     AtRuleParser, CowRcStr, DeclarationParser, Delimiter, ParseError, Parser, ParserState,
     QualifiedRuleParser, RuleBodyItemParser, RuleBodyParser, StyleSheetParser,
 };
+
+use crate::dom::Document;
 
 use super::media::{MediaEnv, matches_media_list_in, supports, supports_function};
 use super::index::never_filed;
@@ -172,9 +181,70 @@ pub(crate) struct Sheets<'a> {
     pub(crate) missing: usize,
     /// `@import`s not read: a cycle, too deep, or too many.
     pub(crate) cut: usize,
+    /// The document the rules are read for, when a rule that can match
+    /// none of its elements may be skipped unread (see [`unmatched`]):
+    /// set for its own sheets, unset while a sheet shared with other
+    /// documents is read.
+    pub(crate) only_for: Option<&'a Document>,
+    /// The classes and ids of `only_for`'s elements, gathered when a rule
+    /// first asks.
+    present: Option<Present<'a>>,
 }
 
-impl Sheets<'_> {
+/// A sheet shorter than this is read whole: gathering the document's
+/// classes and ids would cost more than the few dozen rules it could skip.
+const SKIP_FROM: usize = 4096;
+
+/// The classes and ids a document's elements have (every element of the
+/// arena, so that nothing a rule could match is missed); in quirks mode,
+/// where they match whatever their ASCII case, in lower case.
+#[derive(Debug, Default)]
+struct Present<'a> {
+    quirks: bool,
+    classes: FxHashSet<Cow<'a, str>>,
+    ids: FxHashSet<Cow<'a, str>>,
+}
+
+impl<'a> Present<'a> {
+    fn of(doc: &'a Document) -> Present<'a> {
+        let quirks = doc.is_quirks();
+        let key = |name: &'a str| match quirks && name.bytes().any(|b| b.is_ascii_uppercase()) {
+            true => Cow::Owned(name.to_ascii_lowercase()),
+            false => Cow::Borrowed(name),
+        };
+        let mut present = Present { quirks, ..Present::default() };
+        // Elements with the same `class` text share its list: each list is
+        // gathered once.
+        let mut lists: FxHashSet<*const [LocalName]> = FxHashSet::default();
+        for i in 0..doc.len() {
+            if let Some(e) = doc.element(crate::dom::NodeId::from_index(i)) {
+                if let Some(list) = &e.classes
+                    && lists.insert(Arc::as_ptr(list))
+                {
+                    present.classes.extend(list.iter().map(|c| key(c)));
+                }
+                present.ids.extend(e.id().map(key));
+            }
+        }
+        present
+    }
+
+    fn has(&self, set: &FxHashSet<Cow<'a, str>>, name: &str) -> bool {
+        if self.quirks && name.bytes().any(|b| b.is_ascii_uppercase()) {
+            set.contains(name.to_ascii_lowercase().as_str())
+        } else {
+            set.contains(name)
+        }
+    }
+}
+
+impl<'a> Sheets<'a> {
+    /// The classes and ids rules may be checked against, when they may.
+    fn present(&mut self) -> Option<&Present<'a>> {
+        let doc = self.only_for?;
+        Some(self.present.get_or_insert_with(|| Present::of(doc)))
+    }
+
     /// What reading a sheet can leave behind here: layers declared and
     /// imports read, missed or cut. A sheet that left it unchanged read
     /// the same whatever else the cascade reads (see [`SheetCache`](super::SheetCache)).
@@ -199,7 +269,8 @@ pub(crate) fn parse_sheet_in<'a>(text: &str, base: Option<&Url>, env: &MediaEnv,
 /// Reads a sheet's rules into `out`, in layer `layer`.
 fn read_rules(text: &str, base: Option<&Url>, env: &MediaEnv, sheets: &mut Sheets<'_>, out: &mut ParsedSheet, layer: Option<u32>) {
     let mut input = Parser::new(text);
-    let mut top = RuleParser { env, out, sheets, parent: None, layer, container: None, base, top: true, rules_seen: false };
+    let skips = text.len() >= SKIP_FROM;
+    let mut top = RuleParser { env, out, sheets, parent: None, layer, container: None, base, top: true, rules_seen: false, skips };
     let mut invalid = 0;
     for result in StyleSheetParser::new(&mut input, &mut top) {
         if result.is_err() {
@@ -517,6 +588,9 @@ struct RuleParser<'a, 'b> {
     top: bool,
     /// Whether a rule after which `@import` is invalid was read.
     rules_seen: bool,
+    /// Whether rules that match no element of the document are skipped
+    /// (see [`Sheets::only_for`]).
+    skips: bool,
 }
 
 impl RuleParser<'_, '_> {
@@ -533,6 +607,7 @@ impl RuleParser<'_, '_> {
             base: self.base,
             top: false,
             rules_seen: true,
+            skips: self.skips,
         };
         let mut invalid = 0;
         for result in StyleSheetParser::new(input, &mut inner) {
@@ -622,21 +697,54 @@ impl<'i> AtRuleParser<'i> for RuleParser<'_, '_> {
     }
 }
 
+/// A style rule's selectors: read, or (a rule that matches no element of
+/// the document) only their text, read if the rule turns out to nest
+/// other rules.
+enum RulePrelude<'i> {
+    Read(Selectors),
+    Unmatched(&'i str),
+}
+
 impl<'i> QualifiedRuleParser<'i> for RuleParser<'_, '_> {
-    type Prelude = Selectors;
+    type Prelude = RulePrelude<'i>;
     type QualifiedRule = ();
     type Error = ();
 
-    fn parse_prelude(&mut self, input: &mut Parser<'i>) -> Result<Selectors, ParseError<()>> {
+    fn parse_prelude(&mut self, input: &mut Parser<'i>) -> Result<RulePrelude<'i>, ParseError<()>> {
         self.rules_seen = true;
+        if self.skips
+            && self.parent.is_none()
+            && let Some(present) = self.sheets.present()
+        {
+            let (start, state) = (input.position(), input.state());
+            if unmatched(input, present) {
+                return Ok(RulePrelude::Unmatched(input.slice_from(start)));
+            }
+            input.reset(&state);
+        }
         let selectors = parse_selector_list(input, self.parent.is_some()).map_err(|_| ParseError::custom(()))?;
-        Ok(match &self.parent {
+        Ok(RulePrelude::Read(match &self.parent {
             Some(parent) => selectors.replace_parent_selector(parent),
             None => selectors,
-        })
+        }))
     }
 
-    fn parse_block(&mut self, selectors: Selectors, _start: &ParserState, input: &mut Parser<'i>) -> Result<(), ParseError<()>> {
+    fn parse_block(&mut self, prelude: RulePrelude<'i>, start: &ParserState, input: &mut Parser<'i>) -> Result<(), ParseError<()>> {
+        let selectors = match prelude {
+            RulePrelude::Read(selectors) => selectors,
+            RulePrelude::Unmatched(text) => {
+                // Its declarations apply to nothing; a rule nested in it
+                // (a `{` in the block) may still match (`:not(&)`), so
+                // then it is read after all.
+                let state = input.state();
+                if !has_block(input) {
+                    return Ok(());
+                }
+                input.reset(&state);
+                let selectors = parse_selector_list(&mut Parser::new(text), false).map_err(|_| ParseError::custom(()))?;
+                return QualifiedRuleParser::parse_block(self, RulePrelude::Read(selectors), start, input);
+            }
+        };
         // The rule's own declarations come before the rules nested in it.
         let slot = self.out.rules.len();
         let (layer, container) = (self.layer, self.container.clone());
@@ -656,6 +764,68 @@ impl<'i> QualifiedRuleParser<'i> for RuleParser<'_, '_> {
             self.out.rules[slot].block = Arc::new(block);
         }
         Ok(())
+    }
+}
+
+/// Whether a selector list (read from `input` to its end) matches no
+/// element of the document: each of its complex selectors has, in its
+/// last compound and outside any function, a class or an id that no
+/// element has. Anything it does not follow (a `&`, a malformed class or
+/// id) makes it answer no, and the list is read as usual.
+fn unmatched(input: &mut Parser<'_>, present: &Present<'_>) -> bool {
+    use cssparser::Token;
+    // Whether the current compound needs what no element has; whether a
+    // compound, then white space, then a combinator were passed since the
+    // last compound began.
+    let (mut absent, mut compound, mut space, mut combinator) = (false, false, false, false);
+    loop {
+        let token = match input.next_including_whitespace() {
+            Ok(token) => token.clone(),
+            // A selector may not end in a combinator.
+            Err(_) => return absent && !combinator,
+        };
+        match token {
+            Token::WhiteSpace(_) => space = compound,
+            Token::Delim('>' | '+' | '~') => {
+                if !compound || combinator {
+                    return false;
+                }
+                combinator = true;
+            }
+            Token::Comma => {
+                if !absent || combinator {
+                    return false;
+                }
+                (absent, compound, space) = (false, false, false);
+            }
+            Token::Delim('&') | Token::Hash(_) => return false,
+            token => {
+                if space || combinator {
+                    (absent, space, combinator) = (false, false, false);
+                }
+                compound = true;
+                match token {
+                    Token::IDHash(id) => absent |= !present.has(&present.ids, &id),
+                    Token::Delim('.') => match input.next_including_whitespace() {
+                        Ok(Token::Ident(class)) => absent |= !present.has(&present.classes, class),
+                        _ => return false,
+                    },
+                    _ => {}
+                }
+            }
+        }
+    }
+}
+
+/// Whether a rule's block (read from `input` to its end) holds a `{ … }`
+/// of its own: a nested rule, or a block in a value.
+fn has_block(input: &mut Parser<'_>) -> bool {
+    loop {
+        match input.next() {
+            Ok(cssparser::Token::CurlyBracketBlock) => return true,
+            Ok(_) => {}
+            Err(_) => return false,
+        }
     }
 }
 
@@ -684,6 +854,7 @@ impl<'b> BodyParser<'_, '_, 'b, '_> {
             base: self.parser.base,
             top: false,
             rules_seen: true,
+            skips: self.parser.skips,
         }
     }
 }
@@ -730,7 +901,7 @@ impl<'i> AtRuleParser<'i> for BodyParser<'_, '_, '_, '_> {
         // in it are nested in the parent.
         let selectors = self.selectors.clone();
         let mut parent = self.nested(None, layer, container);
-        QualifiedRuleParser::parse_block(&mut parent, selectors, start, input)
+        QualifiedRuleParser::parse_block(&mut parent, RulePrelude::Read(selectors), start, input)
     }
 }
 
@@ -747,7 +918,7 @@ impl<'i> QualifiedRuleParser<'i> for BodyParser<'_, '_, '_, '_> {
     fn parse_block(&mut self, selectors: Selectors, start: &ParserState, input: &mut Parser<'i>) -> Result<(), ParseError<()>> {
         let (layer, container) = (self.parser.layer, self.parser.container.clone());
         let mut nested = self.nested(Some(self.selectors.clone()), layer, container);
-        QualifiedRuleParser::parse_block(&mut nested, selectors, start, input)
+        QualifiedRuleParser::parse_block(&mut nested, RulePrelude::Read(selectors), start, input)
     }
 }
 
@@ -818,6 +989,65 @@ mod tests {
         let _ = rules("\u{0}\u{ffff}/*");
         let _ = rules(&"(".repeat(10_000));
         let _ = rules(&"@media screen { ".repeat(10_000));
+    }
+
+    /// The selectors of the rules read for `html`'s document (a rule that
+    /// matches none of its elements is skipped, in a sheet made long enough
+    /// by a comment), and how many were dropped as unreadable.
+    fn rules_for(html: &str, css: &str) -> (Vec<String>, usize) {
+        use cssparser::ToCss;
+        let doc = crate::parse(html.as_bytes(), &Default::default());
+        let mut sheets = Sheets::default();
+        sheets.only_for = Some(&doc);
+        let css = format!("/*{}*/{css}", " ".repeat(SKIP_FROM));
+        let sheet = parse_sheet_in(&css, None, &ENV, &mut sheets);
+        (sheet.rules.iter().map(|r| r.selectors.to_css_string()).collect(), sheet.invalid_rules)
+    }
+
+    #[test]
+    fn rules_that_match_no_element_are_not_read() {
+        let html = "<!doctype html><p class='here a:b' id=top>x";
+        let css = ".gone, #gone, p .gone, .here.gone, .gone:hover, .gone > p + .gone ~ .gone, .gone::before { display: none }
+            .gone,#gone { display: none }
+            .gone p, .here, #top, .a\\:b, .gone, p, :not(.gone), .gone .here, p.here { display: none }
+            .Here { display: none } .gone, .here { display: none } .gone /* c */ { display: none }";
+        let (read, invalid) = rules_for(html, css);
+        assert_eq!(read, [
+            ".gone p, .here, #top, .a\\:b, .gone, p, :not(.gone), .gone .here, p.here",
+            ".gone, .here",
+        ]);
+        assert_eq!(invalid, 0);
+        // The same sheet read for no document in particular keeps them
+        // all, and so does a short sheet.
+        assert_eq!(rules(css).len(), 6);
+        let doc = crate::parse(html.as_bytes(), &Default::default());
+        let mut sheets = Sheets::default();
+        sheets.only_for = Some(&doc);
+        assert_eq!(parse_sheet_in(css, None, &ENV, &mut sheets).rules.len(), 6);
+    }
+
+    #[test]
+    fn an_unmatched_rule_still_gives_its_nested_rules() {
+        let (read, _) = rules_for("<!doctype html><p>x", ".gone { display: none; :not(&) { display: none } } .gone { & p { display: none } }");
+        // The first is read whole (its own declarations too, harmless).
+        assert_eq!(read, [".gone", ":not(:is(.gone))", ":is(.gone) p"]);
+    }
+
+    #[test]
+    fn selectors_it_does_not_follow_are_read_as_usual() {
+        // Malformed selectors are still found malformed; a `&` at the top
+        // and a bad id are left to the selector parser.
+        let (read, invalid) = rules_for("<!doctype html><p>x", ".gone > { display: none } > .gone { display: none } .gone, { display: none } .gone. { display: none } #1 { display: none } & .gone { display: none }");
+        assert_eq!(read, ["& .gone"]);
+        assert_eq!(invalid, 5);
+    }
+
+    #[test]
+    fn quirks_mode_compares_without_case() {
+        // Without a doctype classes and ids match whatever their ASCII
+        // case: a rule is skipped only when no case of it is there.
+        let (read, _) = rules_for("<p class=Here id=Top>x", ".HERE { display: none } #top { display: none } .gone { display: none } .hére { display: none }");
+        assert_eq!(read, [".HERE", "#top"]);
     }
 
     #[test]
