@@ -13,8 +13,8 @@
 //! one whose every selector the cascade would not file (`:hover`,
 //! `::selection`, …), whose declarations are not even read. In a
 //! document's own long sheet, a rule that can match none of the
-//! document's elements (each selector's subject needs a class or id none
-//! has) is skipped unread.
+//! document's elements (each selector's subject needs a class, id or type
+//! none has) is skipped unread.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -186,23 +186,26 @@ pub(crate) struct Sheets<'a> {
     /// set for its own sheets, unset while a sheet shared with other
     /// documents is read.
     pub(crate) only_for: Option<&'a Document>,
-    /// The classes and ids of `only_for`'s elements, gathered when a rule
-    /// first asks.
+    /// What `only_for`'s elements have, gathered when a rule first asks.
     present: Option<Present<'a>>,
 }
 
 /// A sheet shorter than this is read whole: gathering the document's
-/// classes and ids would cost more than the few dozen rules it could skip.
+/// classes, ids and names would cost more than the few dozen rules it could skip.
 const SKIP_FROM: usize = 4096;
 
-/// The classes and ids a document's elements have (every element of the
-/// arena, so that nothing a rule could match is missed); in quirks mode,
-/// where they match whatever their ASCII case, in lower case.
+/// The classes, ids and local names a document's elements have (every
+/// element of the arena, so that nothing a rule could match is missed);
+/// in quirks mode, where classes and ids match whatever their ASCII case,
+/// in lower case.
 #[derive(Debug, Default)]
 struct Present<'a> {
     quirks: bool,
     classes: FxHashSet<Cow<'a, str>>,
     ids: FxHashSet<Cow<'a, str>>,
+    /// Local names, in ASCII lower case (type selectors match HTML
+    /// elements' names whatever their case).
+    tags: FxHashSet<LocalName>,
 }
 
 impl<'a> Present<'a> {
@@ -224,9 +227,19 @@ impl<'a> Present<'a> {
                     present.classes.extend(list.iter().map(|c| key(c)));
                 }
                 present.ids.extend(e.id().map(key));
+                let name = e.local_name();
+                if name.bytes().any(|b| b.is_ascii_uppercase()) {
+                    present.tags.insert(LocalName::from(name.to_ascii_lowercase()));
+                } else if !present.tags.contains(name) {
+                    present.tags.insert(name.clone());
+                }
             }
         }
         present
+    }
+
+    fn has_tag(&self, name: &str) -> bool {
+        self.tags.contains(&LocalName::from(name.to_ascii_lowercase()))
     }
 
     fn has(&self, set: &FxHashSet<Cow<'a, str>>, name: &str) -> bool {
@@ -239,7 +252,7 @@ impl<'a> Present<'a> {
 }
 
 impl<'a> Sheets<'a> {
-    /// The classes and ids rules may be checked against, when they may.
+    /// What rules may be checked against, when they may.
     fn present(&mut self) -> Option<&Present<'a>> {
         let doc = self.only_for?;
         Some(self.present.get_or_insert_with(|| Present::of(doc)))
@@ -769,9 +782,10 @@ impl<'i> QualifiedRuleParser<'i> for RuleParser<'_, '_> {
 
 /// Whether a selector list (read from `input` to its end) matches no
 /// element of the document: each of its complex selectors has, in its
-/// last compound and outside any function, a class or an id that no
-/// element has. Anything it does not follow (a `&`, a malformed class or
-/// id) makes it answer no, and the list is read as usual.
+/// last compound and outside any function, a class, an id or a type that
+/// no element has. Anything it does not follow (a `&`, a namespace, a
+/// malformed class or id) makes it answer no, and the list is read as
+/// usual.
 fn unmatched(input: &mut Parser<'_>, present: &Present<'_>) -> bool {
     use cssparser::Token;
     // Whether the current compound needs what no element has; whether a
@@ -798,13 +812,15 @@ fn unmatched(input: &mut Parser<'_>, present: &Present<'_>) -> bool {
                 }
                 (absent, compound, space) = (false, false, false);
             }
-            Token::Delim('&') | Token::Hash(_) => return false,
+            Token::Delim('&' | '|') | Token::Hash(_) => return false,
             token => {
+                let first = !compound || space || combinator;
                 if space || combinator {
                     (absent, space, combinator) = (false, false, false);
                 }
                 compound = true;
                 match token {
+                    Token::Ident(name) if first => absent |= !present.has_tag(&name),
                     Token::IDHash(id) => absent |= !present.has(&present.ids, &id),
                     Token::Delim('.') => match input.next_including_whitespace() {
                         Ok(Token::Ident(class)) => absent |= !present.has(&present.classes, class),
@@ -1010,20 +1026,23 @@ mod tests {
         let css = ".gone, #gone, p .gone, .here.gone, .gone:hover, .gone > p + .gone ~ .gone, .gone::before { display: none }
             .gone,#gone { display: none }
             .gone p, .here, #top, .a\\:b, .gone, p, :not(.gone), .gone .here, p.here { display: none }
-            .Here { display: none } .gone, .here { display: none } .gone /* c */ { display: none }";
+            .Here { display: none } .gone, .here { display: none } .gone /* c */ { display: none }
+            table, p > TD { display: none } P::before { display: none } *|table { display: none }";
         let (read, invalid) = rules_for(html, css);
         assert_eq!(read, [
             ".gone p, .here, #top, .a\\:b, .gone, p, :not(.gone), .gone .here, p.here",
             ".gone, .here",
+            "P::before",
+            "table",
         ]);
         assert_eq!(invalid, 0);
         // The same sheet read for no document in particular keeps them
         // all, and so does a short sheet.
-        assert_eq!(rules(css).len(), 6);
+        assert_eq!(rules(css).len(), 9);
         let doc = crate::parse(html.as_bytes(), &Default::default());
         let mut sheets = Sheets::default();
         sheets.only_for = Some(&doc);
-        assert_eq!(parse_sheet_in(css, None, &ENV, &mut sheets).rules.len(), 6);
+        assert_eq!(parse_sheet_in(css, None, &ENV, &mut sheets).rules.len(), 9);
     }
 
     #[test]
