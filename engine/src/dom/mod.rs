@@ -33,7 +33,7 @@ pub use form_state::{ChosenFile, FormState};
 pub use build::{DocumentBuilder, Markup};
 pub use mutate::MutationError;
 pub use places::{PlaceMap, Places};
-pub(crate) use sink::{ArenaSink, Handle, is_void};
+pub(crate) use sink::{ArenaSink, Handle, Names, is_void};
 
 /// The deepest an element may sit in the tree (Chromium's
 /// `kMaximumHTMLParserDOMTreeDepth`): the sink enforces it on every

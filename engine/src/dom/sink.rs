@@ -10,7 +10,7 @@ use std::cell::{Cell, RefCell};
 use compact_str::CompactString;
 use html5ever::interface::{ElementFlags, NodeOrText, QuirksMode, TreeSink};
 use html5ever::tendril::StrTendril;
-use html5ever::{Attribute, ExpandedName, LocalName, Namespace, QualName, local_name, ns};
+use html5ever::{Attribute, ExpandedName, LocalName, QualName, local_name, ns};
 
 use super::mutate::{link_before, link_last, unlink};
 use super::{Atoms, Attr, Document, Element, NodeData, NodeId};
@@ -21,23 +21,35 @@ const KEPT_PARSE_ERRORS: usize = 8;
 
 /// A node as the tree builder holds it: its id, and for an element its
 /// name, so that the builder reads names (which it does at every step)
-/// without reaching into the arena.
-#[derive(Clone, Debug)]
-pub(crate) struct Handle {
+/// without reaching into the arena. The name lives in the parse's
+/// [`Names`], so a handle is a plain copy: the builder clones handles at
+/// every step (its stack, its list of formatting elements, each insertion
+/// point), and a copy of two words costs no reference count and no drop.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Handle<'n> {
     pub(crate) id: NodeId,
-    ns: Namespace,
-    local: LocalName,
+    name: &'n QualName,
 }
 
-impl Handle {
+/// The name of every node that is not an element: the builder never asks
+/// for it.
+static NO_NAME: QualName = QualName { prefix: None, ns: ns!(), local: local_name!("") };
+
+impl Handle<'_> {
     /// A node that is not an element (the document, a comment, a
-    /// template's contents): the builder never asks for its name.
-    fn other(id: NodeId) -> Handle {
-        Handle { id, ns: ns!(), local: local_name!("") }
+    /// template's contents).
+    fn other(id: NodeId) -> Handle<'static> {
+        Handle { id, name: &NO_NAME }
     }
 }
 
-pub(crate) struct ArenaSink {
+/// The element names of one parse, one entry per element created, freed
+/// when the parse ends.
+pub(crate) type Names = typed_arena::Arena<QualName>;
+
+pub(crate) struct ArenaSink<'n> {
+    /// Where the handles' names are kept.
+    names: &'n Names,
     tree: RefCell<Tree>,
     /// The class lists made so far, by their text: a page repeats its
     /// classes, and a lookup is cheaper than splitting and interning again.
@@ -168,14 +180,16 @@ impl Tree {
     }
 }
 
-impl ArenaSink {
+impl<'n> ArenaSink<'n> {
     /// A sink building into `doc` (empty but for its root), for a page of
-    /// `bytes` bytes of text (the arena is sized for it).
-    pub(crate) fn new(mut doc: Document, bytes: usize) -> ArenaSink {
+    /// `bytes` bytes of text (the arena is sized for it), keeping element
+    /// names in `names`.
+    pub(crate) fn new(mut doc: Document, bytes: usize, names: &'n Names) -> ArenaSink<'n> {
         // Real pages have a node per 34-150 bytes (52 at the median).
         doc.nodes.reserve(bytes / 48);
         let depths = Depths { of: vec![0; doc.nodes.len()], moved: 0 };
         ArenaSink {
+            names,
             tree: RefCell::new(Tree { doc, depths }),
             atoms: RefCell::new(Atoms::default()),
             parse_errors: Cell::new(0),
@@ -266,10 +280,13 @@ fn convert_attrs(attrs: Vec<Attribute>) -> Vec<Attr> {
     attrs.into_iter().map(|a| Attr { name: a.name, value: CompactString::from(&*a.value) }).collect()
 }
 
-impl TreeSink for ArenaSink {
-    type Handle = Handle;
+impl<'n> TreeSink for ArenaSink<'n> {
+    type Handle = Handle<'n>;
     type Output = Document;
-    type ElemName<'a> = ExpandedName<'a>;
+    type ElemName<'a>
+        = ExpandedName<'a>
+    where
+        Self: 'a;
 
     fn finish(self) -> Document {
         let mut doc = self.tree.into_inner().doc;
@@ -292,17 +309,17 @@ impl TreeSink for ArenaSink {
         }
     }
 
-    fn get_document(&self) -> Handle {
+    fn get_document(&self) -> Handle<'n> {
         Handle::other(NodeId::DOCUMENT)
     }
 
-    fn elem_name<'a>(&'a self, target: &'a Handle) -> ExpandedName<'a> {
-        ExpandedName { ns: &target.ns, local: &target.local }
+    fn elem_name<'a>(&'a self, target: &'a Handle<'n>) -> ExpandedName<'a> {
+        target.name.expanded()
     }
 
-    fn create_element(&self, name: QualName, attrs: Vec<Attribute>, flags: ElementFlags) -> Handle {
+    fn create_element(&self, name: QualName, attrs: Vec<Attribute>, flags: ElementFlags) -> Handle<'n> {
+        let handle_name = &*self.names.alloc(name.clone());
         let mut tree = self.tree.borrow_mut();
-        let (ns, local) = (name.ns.clone(), name.local.clone());
         let id = tree.push(NodeData::Element(Element::with_atoms(name, convert_attrs(attrs), &mut self.atoms.borrow_mut())));
         if flags.template {
             let contents = tree.push(NodeData::Fragment);
@@ -310,18 +327,18 @@ impl TreeSink for ArenaSink {
                 e.template_contents = Some(contents);
             }
         }
-        Handle { id, ns, local }
+        Handle { id, name: handle_name }
     }
 
-    fn create_comment(&self, text: StrTendril) -> Handle {
+    fn create_comment(&self, text: StrTendril) -> Handle<'n> {
         Handle::other(self.tree.borrow_mut().push(NodeData::Comment(String::from(&*text))))
     }
 
-    fn create_pi(&self, _target: StrTendril, _data: StrTendril) -> Handle {
+    fn create_pi(&self, _target: StrTendril, _data: StrTendril) -> Handle<'n> {
         Handle::other(self.tree.borrow_mut().push(NodeData::ProcessingInstruction))
     }
 
-    fn append(&self, parent: &Handle, child: NodeOrText<Handle>) {
+    fn append(&self, parent: &Handle<'n>, child: NodeOrText<Handle<'n>>) {
         let mut tree = self.tree.borrow_mut();
         match child {
             NodeOrText::AppendNode(node) => {
@@ -345,7 +362,7 @@ impl TreeSink for ArenaSink {
         }
     }
 
-    fn append_based_on_parent_node(&self, element: &Handle, prev_element: &Handle, child: NodeOrText<Handle>) {
+    fn append_based_on_parent_node(&self, element: &Handle<'n>, prev_element: &Handle<'n>, child: NodeOrText<Handle<'n>>) {
         let has_parent = self.tree.borrow().doc.nodes[element.id.index()].parent.is_some();
         if has_parent {
             self.append_before_sibling(element, child);
@@ -360,7 +377,7 @@ impl TreeSink for ArenaSink {
         tree.link_last(NodeId::DOCUMENT, id);
     }
 
-    fn get_template_contents(&self, target: &Handle) -> Handle {
+    fn get_template_contents(&self, target: &Handle<'n>) -> Handle<'n> {
         let mut tree = self.tree.borrow_mut();
         let contents = match &tree.doc.nodes[target.id.index()].data {
             NodeData::Element(e) => e.template_contents,
@@ -376,8 +393,8 @@ impl TreeSink for ArenaSink {
     /// condition html5ever's element flags carry), read from the element's
     /// attributes. Without it, HTML inside such an element was parsed as
     /// MathML (found by the `tree_builder` fuzz target).
-    fn is_mathml_annotation_xml_integration_point(&self, handle: &Handle) -> bool {
-        if handle.ns != ns!(mathml) || handle.local != local_name!("annotation-xml") {
+    fn is_mathml_annotation_xml_integration_point(&self, handle: &Handle<'n>) -> bool {
+        if handle.name.ns != ns!(mathml) || handle.name.local != local_name!("annotation-xml") {
             return false;
         }
         match &self.tree.borrow().doc.nodes[handle.id.index()].data {
@@ -390,7 +407,7 @@ impl TreeSink for ArenaSink {
         }
     }
 
-    fn same_node(&self, x: &Handle, y: &Handle) -> bool {
+    fn same_node(&self, x: &Handle<'n>, y: &Handle<'n>) -> bool {
         x.id == y.id
     }
 
@@ -398,7 +415,7 @@ impl TreeSink for ArenaSink {
         self.tree.borrow_mut().doc.quirks = mode == QuirksMode::Quirks;
     }
 
-    fn append_before_sibling(&self, sibling: &Handle, new_node: NodeOrText<Handle>) {
+    fn append_before_sibling(&self, sibling: &Handle<'n>, new_node: NodeOrText<Handle<'n>>) {
         let mut tree = self.tree.borrow_mut();
         let sibling = sibling.id;
         match new_node {
@@ -428,7 +445,7 @@ impl TreeSink for ArenaSink {
         }
     }
 
-    fn add_attrs_if_missing(&self, target: &Handle, attrs: Vec<Attribute>) {
+    fn add_attrs_if_missing(&self, target: &Handle<'n>, attrs: Vec<Attribute>) {
         let mut tree = self.tree.borrow_mut();
         if let NodeData::Element(e) = &mut tree.doc.nodes[target.id.index()].data {
             let mut present: std::collections::HashSet<QualName> = e.attrs.iter().map(|a| a.name.clone()).collect();
@@ -444,20 +461,20 @@ impl TreeSink for ArenaSink {
     /// The parser's form element pointer: `target` belongs to `form` even
     /// when it does not end up inside it (a `<form>` directly in a
     /// `<table>` is closed at once, the rows' controls are still its).
-    fn associate_with_form(&self, target: &Handle, form: &Handle, _nodes: (&Handle, Option<&Handle>)) {
+    fn associate_with_form(&self, target: &Handle<'n>, form: &Handle<'n>, _nodes: (&Handle<'n>, Option<&Handle<'n>>)) {
         self.tree.borrow_mut().doc.form.set_parser_owner(target.id, form.id);
     }
 
-    fn pop(&self, node: &Handle) {
+    fn pop(&self, node: &Handle<'n>) {
         let parent = self.tree.borrow().doc.nodes[node.id.index()].parent;
         self.current.set(parent);
     }
 
-    fn remove_from_parent(&self, target: &Handle) {
+    fn remove_from_parent(&self, target: &Handle<'n>) {
         self.tree.borrow_mut().detach(target.id);
     }
 
-    fn reparent_children(&self, node: &Handle, new_parent: &Handle) {
+    fn reparent_children(&self, node: &Handle<'n>, new_parent: &Handle<'n>) {
         let mut tree = self.tree.borrow_mut();
         let new_parent = tree.clamp_parent(new_parent.id);
         while let Some(child) = tree.doc.nodes[node.id.index()].first_child {

@@ -17,8 +17,8 @@ use html5ever::{LocalName, local_name};
 use crate::dom::{ArenaSink, Handle, MAX_DEPTH, is_void};
 
 /// Sits between the tokenizer and the tree builder.
-pub(crate) struct DepthGuard {
-    pub(crate) builder: TreeBuilder<Handle, ArenaSink>,
+pub(crate) struct DepthGuard<'n> {
+    pub(crate) builder: TreeBuilder<Handle<'n>, ArenaSink<'n>>,
     pub(crate) flattened: Cell<usize>,
 }
 
@@ -45,10 +45,10 @@ fn never_close(name: &LocalName, html: bool) -> bool {
     )
 }
 
-impl TokenSink for DepthGuard {
-    type Handle = Handle;
+impl<'n> TokenSink for DepthGuard<'n> {
+    type Handle = Handle<'n>;
 
-    fn process_token(&self, token: Token, line_number: u64) -> TokenSinkResult<Handle> {
+    fn process_token(&self, token: Token, line_number: u64) -> TokenSinkResult<Handle<'n>> {
         if let Token::TagToken(tag) = &token
             && tag.kind == TagKind::StartTag
             && !tag.self_closing

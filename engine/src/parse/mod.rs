@@ -22,7 +22,7 @@ use html5ever::tree_builder::{TreeBuilder, TreeBuilderOpts};
 use url::Url;
 
 use crate::diag::{Diagnostic, Stage};
-use crate::dom::{ArenaSink, Document};
+use crate::dom::{ArenaSink, Document, Names};
 
 /// What `parse` needs besides the bytes.
 #[derive(Debug, Clone)]
@@ -106,8 +106,9 @@ fn parse_str_inner(
         None => text,
     };
     let builder_opts = TreeBuilderOpts { scripting_enabled: options.scripting, ..Default::default() };
+    let names = Names::new();
     let guard = depth::DepthGuard {
-        builder: TreeBuilder::new(ArenaSink::new(doc, text.len()), builder_opts),
+        builder: TreeBuilder::new(ArenaSink::new(doc, text.len(), &names), builder_opts),
         flattened: Cell::new(0),
     };
     let tokenizer = Tokenizer::new(guard, TokenizerOpts::default());
