@@ -16,16 +16,16 @@ mod build;
 pub mod form;
 mod form_state;
 mod mutate;
+mod name;
 mod places;
 mod sink;
 
 use std::num::NonZeroU32;
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use compact_str::CompactString;
 use html5ever::{LocalName, Namespace, QualName, local_name, ns};
-use rustc_hash::FxHashMap;
 use url::Url;
 
 use crate::diag::Diagnostic;
@@ -33,6 +33,7 @@ pub use form_state::{ChosenFile, FormState};
 pub use build::{DocumentBuilder, Markup};
 pub use mutate::MutationError;
 pub use places::{PlaceMap, Places};
+pub(crate) use name::{Name, NameMap, PrehashedHasher};
 pub(crate) use sink::{ArenaSink, Handle, Names, is_void};
 
 /// The deepest an element may sit in the tree (Chromium's
@@ -133,17 +134,18 @@ pub enum NodeData {
 }
 
 /// An element: its name, attributes and the pieces of them that selector
-/// matching asks for over and over (id and classes, pre-split as atoms).
+/// matching asks for over and over (id and classes, pre-split as
+/// [`Name`]s).
 #[derive(Debug, Clone)]
 pub struct Element {
     /// Namespace and local name (lower-case for HTML elements).
     pub name: QualName,
     /// Attributes in source order.
     pub attrs: Vec<Attr>,
-    pub(crate) id: Option<LocalName>,
-    /// The class list's atoms (shared by the elements with the same
-    /// `class` text); `None` when there are none.
-    pub(crate) classes: Option<Arc<[LocalName]>>,
+    /// The id (first, when `has_id`), then the classes, each once, in
+    /// order; empty (no allocation) for an element with neither.
+    names: Box<[Name]>,
+    has_id: bool,
     /// For `<template>`: the fragment holding its contents.
     pub(crate) template_contents: Option<NodeId>,
 }
@@ -157,66 +159,15 @@ pub struct Attr {
     pub value: CompactString,
 }
 
-/// The class atoms elements cache, made once per distinct `class` text:
-/// a page repeats its class lists' texts, and a lookup here is cheaper
-/// than splitting and interning each again. (Ids are unique on a page, so
-/// their atoms are made directly.) The parser's sink keeps one for the
-/// whole page; a lone change to one element uses a new one.
-#[derive(Default)]
-pub(crate) struct Atoms {
-    /// Each `class` value's ordered set of class atoms.
-    class_lists: FxHashMap<Box<str>, Arc<[LocalName]>>,
-}
-
-impl Atoms {
-    fn classes(&mut self, list: &str) -> Arc<[LocalName]> {
-        if let Some(a) = self.class_lists.get(list) {
-            return a.clone();
-        }
-        let classes = class_set(list);
-        self.class_lists.insert(list.into(), classes.clone());
-        classes
-    }
-}
-
-/// A class list as an ordered set (DOM's DOMTokenList): duplicates would
-/// make every class rule be tried once per copy. Nearly every list is short:
-/// it is checked in place, without the allocation and hashing of a set; a
-/// long one goes through a set so it stays linear.
-fn class_set(list: &str) -> Arc<[LocalName]> {
-    let parts: smallvec::SmallVec<[&str; 8]> = list.split(crate::text::is_html_space).filter(|c| !c.is_empty()).collect();
-    if parts.len() <= 16 {
-        let mut unique: smallvec::SmallVec<[&str; 8]> = smallvec::SmallVec::new();
-        for c in parts {
-            if !unique.contains(&c) {
-                unique.push(c);
-            }
-        }
-        unique.into_iter().map(LocalName::from).collect()
-    } else {
-        let mut seen = std::collections::HashSet::new();
-        parts.into_iter().filter(|c| seen.insert(*c)).map(LocalName::from).collect()
-    }
-}
-
 impl Element {
     pub(crate) fn new(name: QualName, attrs: Vec<Attr>) -> Element {
-        Element::with_atoms(name, attrs, &mut Atoms::default())
-    }
-
-    /// [`Element::new`], its id and class atoms from `atoms`.
-    pub(crate) fn with_atoms(name: QualName, attrs: Vec<Attr>, atoms: &mut Atoms) -> Element {
-        let mut element = Element { name, attrs, id: None, classes: None, template_contents: None };
-        element.refresh_cached_attrs_with(atoms);
+        let mut element = Element { name, attrs, names: Box::default(), has_id: false, template_contents: None };
+        element.refresh_cached_attrs();
         element
     }
 
-    /// Recomputes `id` and `classes` after the attribute list changed.
+    /// Recomputes the id and classes after the attribute list changed.
     pub(crate) fn refresh_cached_attrs(&mut self) {
-        self.refresh_cached_attrs_with(&mut Atoms::default());
-    }
-
-    fn refresh_cached_attrs_with(&mut self, atoms: &mut Atoms) {
         // One pass, names compared as atoms (this runs for every element
         // the parser creates); the first of a repeated name counts, as in
         // `attr`.
@@ -231,14 +182,30 @@ impl Element {
                 _ => {}
             }
         }
-        self.id = id.filter(|v| !v.is_empty()).map(LocalName::from);
-        self.classes = class.map(|list| atoms.classes(list)).filter(|c| !c.is_empty());
+        let id = id.filter(|v| !v.is_empty());
+        self.has_id = id.is_some();
+        self.names = match (id, class) {
+            (None, None) => Box::default(),
+            (id, class) => {
+                let mut names: smallvec::SmallVec<[Name; 8]> = id.map(Name::new).into_iter().collect();
+                if let Some(list) = class {
+                    Name::push_set(list, &mut names, usize::from(self.has_id));
+                }
+                names.into_iter().collect()
+            }
+        };
     }
 
-    /// The class atoms, each once, in order.
+    /// The id, if it has a non-empty one.
     #[inline]
-    pub(crate) fn class_atoms(&self) -> &[LocalName] {
-        self.classes.as_deref().unwrap_or_default()
+    pub(crate) fn id_name(&self) -> Option<&Name> {
+        if self.has_id { self.names.first() } else { None }
+    }
+
+    /// The classes, each once, in order.
+    #[inline]
+    pub(crate) fn class_names(&self) -> &[Name] {
+        &self.names[usize::from(self.has_id)..]
     }
 
     /// The local name, e.g. `div`.
@@ -282,12 +249,12 @@ impl Element {
 
     /// The element's id, if it has a non-empty one.
     pub fn id(&self) -> Option<&str> {
-        self.id.as_deref()
+        self.id_name().map(Name::as_str)
     }
 
     /// The element's classes.
     pub fn classes(&self) -> impl Iterator<Item = &str> {
-        self.class_atoms().iter().map(|c| &**c)
+        self.class_names().iter().map(Name::as_str)
     }
 
     /// For `<template>`: the fragment holding its contents, a tree of its
@@ -325,7 +292,7 @@ pub struct Document {
 #[derive(Debug, Default)]
 struct Index {
     /// Each id's first element in tree order (`getElementById`).
-    ids: FxHashMap<LocalName, NodeId>,
+    ids: NameMap<Name, NodeId>,
     /// The first `<base href>` in tree order, resolved.
     base_url: Option<Url>,
 }
@@ -501,7 +468,7 @@ impl Document {
         if id.is_empty() {
             return None;
         }
-        self.index().ids.get(&LocalName::from(id)).copied()
+        self.index().ids.get(&Name::new(id)).copied()
     }
 
     /// The document's title: the first `<title>` in the document, with
@@ -588,11 +555,11 @@ impl Document {
     /// One walk of the tree (template contents and detached nodes are not
     /// in it): ids and the first `<base href>`.
     fn build_index(&self) -> Index {
-        let mut ids = FxHashMap::default();
+        let mut ids = NameMap::default();
         let mut base_href = None;
         for id in self.descendants(NodeId::DOCUMENT) {
             if let Some(e) = self.element(id) {
-                if let Some(key) = &e.id {
+                if let Some(key) = e.id_name() {
                     ids.entry(key.clone()).or_insert(id);
                 }
                 if base_href.is_none() && e.is_html(&local_name!("base")) {

@@ -13,7 +13,7 @@ use html5ever::tendril::StrTendril;
 use html5ever::{Attribute, ExpandedName, LocalName, QualName, local_name, ns};
 
 use super::mutate::{link_before, link_last, unlink};
-use super::{Atoms, Attr, Document, Element, NodeData, NodeId};
+use super::{Attr, Document, Element, NodeData, NodeId};
 use super::MAX_DEPTH;
 
 /// Parse errors beyond this many are counted, not kept.
@@ -51,9 +51,6 @@ pub(crate) struct ArenaSink<'n> {
     /// Where the handles' names are kept.
     names: &'n Names,
     tree: RefCell<Tree>,
-    /// The class lists made so far, by their text: a page repeats its
-    /// classes, and a lookup is cheaper than splitting and interning again.
-    atoms: RefCell<Atoms>,
     parse_errors: Cell<usize>,
     kept_errors: RefCell<Vec<Cow<'static, str>>>,
     /// The element the parser most likely has as its current node: the last
@@ -191,7 +188,6 @@ impl<'n> ArenaSink<'n> {
         ArenaSink {
             names,
             tree: RefCell::new(Tree { doc, depths }),
-            atoms: RefCell::new(Atoms::default()),
             parse_errors: Cell::new(0),
             kept_errors: RefCell::new(Vec::new()),
             current: Cell::new(None),
@@ -320,7 +316,7 @@ impl<'n> TreeSink for ArenaSink<'n> {
     fn create_element(&self, name: QualName, attrs: Vec<Attribute>, flags: ElementFlags) -> Handle<'n> {
         let handle_name = &*self.names.alloc(name.clone());
         let mut tree = self.tree.borrow_mut();
-        let id = tree.push(NodeData::Element(Element::with_atoms(name, convert_attrs(attrs), &mut self.atoms.borrow_mut())));
+        let id = tree.push(NodeData::Element(Element::new(name, convert_attrs(attrs))));
         if flags.template {
             let contents = tree.push(NodeData::Fragment);
             if let NodeData::Element(e) = &mut tree.doc.nodes[id.index()].data {

@@ -140,7 +140,6 @@ type Matched<'a> = (u8, u32, u32, u32, &'a [Decl]);
 impl<'a> Cascader<'a> {
     fn run(&mut self, out: &mut Styles) {
         let doc = self.doc;
-        let quirks = doc.is_quirks();
         let mut bloom = BloomFilter::new();
         let mut walk = doc.traverse(NodeId::DOCUMENT);
         let mut inline_blocks: Vec<DeclBlock> = Vec::new();
@@ -211,7 +210,7 @@ impl<'a> Cascader<'a> {
                     if flags & NONE == 0 {
                         self.pseudo(id, &bloom, out);
                     }
-                    for_each_hash(e, quirks, |h| bloom.insert_hash(h));
+                    for_each_hash(e, |h| bloom.insert_hash(h));
                 }
                 Edge::Close(id) => {
                     // Elements were matched (and their hashes pushed) unless
@@ -219,7 +218,7 @@ impl<'a> Cascader<'a> {
                     if let Some(e) = doc.element(id)
                         && doc.parent(id).is_some_and(|p| out.flags[p.index()] & NONE == 0)
                     {
-                        for_each_hash(e, quirks, |h| bloom.remove_hash(h));
+                        for_each_hash(e, |h| bloom.remove_hash(h));
                     }
                 }
             }

@@ -4,8 +4,6 @@
 //! match it. Each rule also carries its ancestor hashes for the bloom filter
 //! that rejects descendant selectors without walking ancestors.
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::{Arc, OnceLock};
 
 use html5ever::LocalName;
@@ -15,10 +13,10 @@ use selectors::parser::{AncestorHashes, Combinator, Component, Selector};
 
 use smallvec::SmallVec;
 
-use super::select::{PseudoElement, Simple, quirks_hash};
+use super::select::{PseudoElement, Simple};
 use super::sheet::{ContainerRule, DeclBlock, ParsedSheet};
 use super::values::Decl;
-use crate::dom::Element;
+use crate::dom::{Element, Name, NameMap};
 
 /// Where a rule comes from (CSS Cascade 4 §6.1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,39 +49,19 @@ pub(crate) struct IndexedRule {
     pub(crate) container: Option<Arc<ContainerRule>>,
 }
 
-/// A hasher for atoms, whose `Hash` writes their precomputed 32-bit hash.
-#[derive(Default)]
-pub(crate) struct AtomHasher(u64);
-
-impl Hasher for AtomHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        }
-    }
-    fn write_u32(&mut self, i: u32) {
-        self.0 = (self.0 ^ u64::from(i)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    }
-}
-
-type AtomMap<V> = HashMap<LocalName, V, BuildHasherDefault<AtomHasher>>;
-
 /// The rules for one target, filed by bucket.
 #[derive(Debug, Default)]
 pub(crate) struct RuleIndex {
     pub(crate) rules: Vec<IndexedRule>,
-    by_id: AtomMap<Vec<u32>>,
-    by_class: AtomMap<Vec<u32>>,
-    by_tag: AtomMap<Vec<u32>>,
+    by_id: NameMap<Name, Vec<u32>>,
+    by_class: NameMap<Name, Vec<u32>>,
+    by_tag: NameMap<LocalName, Vec<u32>>,
     universal: Vec<u32>,
 }
 
 enum Bucket {
-    Id(LocalName),
-    Class(LocalName),
+    Id(Name),
+    Class(Name),
     Tag(LocalName),
     Universal,
 }
@@ -109,28 +87,26 @@ impl RuleIndex {
         if self.rules.is_empty() {
             return;
         }
-        let lookup = |map: &'r AtomMap<Vec<u32>>, key: &LocalName, f: &mut dyn FnMut(&'r IndexedRule)| {
-            let hit = if quirks && key.bytes().any(|b| b.is_ascii_uppercase()) {
-                map.get(&LocalName::from(key.to_ascii_lowercase()))
-            } else {
-                map.get(key)
-            };
-            if let Some(list) = hit {
-                for &i in list {
-                    f(&self.rules[i as usize]);
-                }
+        let each = |list: Option<&'r Vec<u32>>, f: &mut dyn FnMut(&'r IndexedRule)| {
+            for &i in list.into_iter().flatten() {
+                f(&self.rules[i as usize]);
             }
         };
-        if let Some(id) = &e.id {
+        // In quirks mode ids and classes were filed in lower case.
+        let lookup = |map: &'r NameMap<Name, Vec<u32>>, key: &Name, f: &mut dyn FnMut(&'r IndexedRule)| {
+            let hit = if quirks && key.has_ascii_uppercase() { map.get(&key.to_ascii_lowercase()) } else { map.get(key) };
+            each(hit, f);
+        };
+        if let Some(id) = e.id_name() {
             lookup(&self.by_id, id, &mut f);
         }
-        for class in e.class_atoms() {
+        for class in e.class_names() {
             lookup(&self.by_class, class, &mut f);
         }
-        lookup(&self.by_tag, &e.name.local, &mut f);
+        each(self.by_tag.get(&e.name.local), &mut f);
         if e.name.local.bytes().any(|b| b.is_ascii_uppercase()) {
             let lower = LocalName::from(e.name.local.to_ascii_lowercase());
-            lookup(&self.by_tag, &lower, &mut f);
+            each(self.by_tag.get(&lower), &mut f);
         }
         for &i in &self.universal {
             f(&self.rules[i as usize]);
@@ -321,8 +297,8 @@ impl Filed {
 /// have. In quirks mode `selectors` leaves out ancestors' classes and ids
 /// (they match ignoring ASCII case), which on a page in quirks mode made
 /// every `.menu a` try every ancestor of every link; whittle adds them as
-/// [`quirks_hash`]es, as the cascade files the elements' own, up to the
-/// four hashes the filter checks.
+/// their [`Name::bloom`]s, which ignore case, as the cascade files the
+/// elements' own, up to the four hashes the filter checks.
 fn ancestor_hashes(selector: &Selector<Simple>, quirks_mode: QuirksMode) -> AncestorHashes {
     let own = AncestorHashes::new(selector, quirks_mode);
     if quirks_mode != QuirksMode::Quirks {
@@ -341,11 +317,11 @@ fn ancestor_hashes(selector: &Selector<Simple>, quirks_mode: QuirksMode) -> Ance
     'walk: loop {
         for component in iter.by_ref() {
             let name = match component {
-                Component::ID(id) if ancestor => &id.0,
-                Component::Class(class) if ancestor => &class.0,
+                Component::ID(id) if ancestor => id,
+                Component::Class(class) if ancestor => class,
                 _ => continue,
             };
-            let hash = quirks_hash(name);
+            let hash = name.bloom();
             if !hashes.contains(&hash) {
                 hashes.push(hash);
                 if hashes.len() == 4 {
@@ -408,15 +384,13 @@ fn classify(selector: &Selector<Simple>, quirks: bool) -> (Option<Target>, Bucke
             return (target, Bucket::Universal);
         }
     }
-    let fold = |a: &LocalName| {
-        if quirks { LocalName::from(a.to_ascii_lowercase()) } else { a.clone() }
-    };
+    let fold = |a: &Name| if quirks { a.to_ascii_lowercase() } else { a.clone() };
     let mut class = None;
     let mut tag = None;
     for component in iter {
         match component {
-            Component::ID(id) => return (target, Bucket::Id(fold(&id.0))),
-            Component::Class(c) if class.is_none() => class = Some(fold(&c.0)),
+            Component::ID(id) => return (target, Bucket::Id(fold(id))),
+            Component::Class(c) if class.is_none() => class = Some(fold(c)),
             Component::LocalName(l) => tag = Some(l.lower_name.0.clone()),
             _ => {}
         }

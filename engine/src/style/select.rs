@@ -25,7 +25,7 @@ use selectors::matching::ElementSelectorFlags;
 use selectors::parser::{ParseRelative, SelectorList, SelectorParseErrorKind};
 use selectors::{OpaqueElement, SelectorImpl};
 
-use crate::dom::{Document, Element, NodeData, NodeId};
+use crate::dom::{Document, Element, Name, NodeData, NodeId};
 
 /// whittle's selector vocabulary.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -56,6 +56,20 @@ impl PrecomputedHash for Ident {
 impl Borrow<LocalName> for Ident {
     fn borrow(&self) -> &LocalName {
         &self.0
+    }
+}
+
+impl ToCss for Name {
+    fn to_css<W: fmt::Write>(&self, dest: &mut W) -> fmt::Result {
+        cssparser::serialize_identifier(self.as_str(), dest)
+    }
+}
+
+/// What `selectors` files ids and classes under in its bloom filter:
+/// [`Name::bloom`], the hash the cascade files elements' own by.
+impl PrecomputedHash for Name {
+    fn precomputed_hash(&self) -> u32 {
+        self.bloom()
     }
 }
 
@@ -176,7 +190,7 @@ impl selectors::parser::PseudoElement for PseudoElement {
 impl SelectorImpl for Simple {
     type ExtraMatchingData<'a> = ();
     type AttrValue = AttrValue;
-    type Identifier = Ident;
+    type Identifier = Name;
     type LocalName = Ident;
     type NamespaceUrl = Namespace;
     type NamespacePrefix = Ident;
@@ -712,31 +726,31 @@ impl selectors::Element for ElementRef<'_> {
         false
     }
 
-    fn has_id(&self, id: &Ident, case_sensitivity: CaseSensitivity) -> bool {
-        self.element().id.as_ref().is_some_and(|own| match case_sensitivity {
-            CaseSensitivity::CaseSensitive => *own == id.0,
-            CaseSensitivity::AsciiCaseInsensitive => own.eq_ignore_ascii_case(&id.0),
+    fn has_id(&self, id: &Name, case_sensitivity: CaseSensitivity) -> bool {
+        self.element().id_name().is_some_and(|own| match case_sensitivity {
+            CaseSensitivity::CaseSensitive => own == id,
+            CaseSensitivity::AsciiCaseInsensitive => own.eq_ignore_ascii_case(id),
         })
     }
 
-    fn has_class(&self, name: &Ident, case_sensitivity: CaseSensitivity) -> bool {
-        let classes = self.element().class_atoms();
+    fn has_class(&self, name: &Name, case_sensitivity: CaseSensitivity) -> bool {
+        let classes = self.element().class_names();
         match case_sensitivity {
-            // Atoms compare by identity.
-            CaseSensitivity::CaseSensitive => classes.contains(&name.0),
-            CaseSensitivity::AsciiCaseInsensitive => classes.iter().any(|c| c.eq_ignore_ascii_case(&name.0)),
+            // Names compare their hashes first.
+            CaseSensitivity::CaseSensitive => classes.contains(name),
+            CaseSensitivity::AsciiCaseInsensitive => classes.iter().any(|c| c.eq_ignore_ascii_case(name)),
         }
     }
 
-    fn has_custom_state(&self, _name: &Ident) -> bool {
+    fn has_custom_state(&self, _name: &Name) -> bool {
         false
     }
 
-    fn imported_part(&self, _name: &Ident) -> Option<Ident> {
+    fn imported_part(&self, _name: &Name) -> Option<Name> {
         None
     }
 
-    fn is_part(&self, _name: &Ident) -> bool {
+    fn is_part(&self, _name: &Name) -> bool {
         false
     }
 
@@ -753,7 +767,7 @@ impl selectors::Element for ElementRef<'_> {
     }
 
     fn add_element_unique_hashes(&self, filter: &mut BloomFilter) -> bool {
-        for_each_hash(self.element(), self.doc.is_quirks(), |h| filter.insert_hash(h));
+        for_each_hash(self.element(), |h| filter.insert_hash(h));
         true
     }
 }
@@ -782,32 +796,18 @@ impl ElementRef<'_> {
 }
 
 /// The bloom-filter hashes of an element: local name, namespace, id and
-/// classes, as `selectors` collects them from selectors. In quirks mode
-/// ids and classes match ignoring ASCII case, and `selectors` leaves them
-/// out of a selector's hashes; whittle files them as [`quirks_hash`]es
-/// (see `index::ancestor_hashes`), so the element's are those too.
-pub(crate) fn for_each_hash(e: &Element, quirks: bool, mut f: impl FnMut(u32)) {
+/// classes, as `selectors` collects them from selectors. Ids and classes
+/// go in as [`Name::bloom`]s, which ignore ASCII case: in quirks mode,
+/// where ids and classes match ignoring it, `selectors` leaves them out of
+/// a selector's hashes and whittle files them itself (see
+/// `index::ancestor_hashes`), with the same hashes.
+pub(crate) fn for_each_hash(e: &Element, mut f: impl FnMut(u32)) {
     f(e.name.local.precomputed_hash() & BLOOM_HASH_MASK);
     if e.name.ns != ns!() {
         f(e.name.ns.precomputed_hash() & BLOOM_HASH_MASK);
     }
-    for name in e.id.iter().chain(e.class_atoms()) {
-        f(if quirks { quirks_hash(name) } else { name.precomputed_hash() & BLOOM_HASH_MASK });
-    }
-}
-
-/// The bloom-filter hash of a quirks-mode id or class: FNV-1a of its
-/// ASCII-lowercased bytes, in the filter's 24 bits, never 0 (which ends a
-/// selector's hashes). It only needs to agree with itself: a collision with
-/// another hash lets a rule be tried, never rejects one that matches.
-pub(crate) fn quirks_hash(name: &str) -> u32 {
-    let mut h: u32 = 0x811c_9dc5;
-    for b in name.bytes() {
-        h = (h ^ u32::from(b.to_ascii_lowercase())).wrapping_mul(0x0100_0193);
-    }
-    match (h ^ (h >> 24)) & BLOOM_HASH_MASK {
-        0 => 1,
-        h => h,
+    for name in e.id_name().into_iter().chain(e.class_names()) {
+        f(name.bloom());
     }
 }
 

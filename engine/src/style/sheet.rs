@@ -18,6 +18,7 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
 use std::sync::Arc;
 
 use rustc_hash::FxHashSet;
@@ -30,7 +31,7 @@ use cssparser::{
     QualifiedRuleParser, RuleBodyItemParser, RuleBodyParser, StyleSheetParser,
 };
 
-use crate::dom::Document;
+use crate::dom::{Document, Name, PrehashedHasher};
 
 use super::media::{MediaEnv, matches_media_list_in, supports, supports_function};
 use super::index::never_filed;
@@ -201,32 +202,28 @@ const SKIP_FROM: usize = 4096;
 #[derive(Debug, Default)]
 struct Present<'a> {
     quirks: bool,
-    classes: FxHashSet<Cow<'a, str>>,
-    ids: FxHashSet<Cow<'a, str>>,
+    classes: NameSet<'a>,
+    ids: NameSet<'a>,
     /// Local names, in ASCII lower case (type selectors match HTML
     /// elements' names whatever their case).
     tags: FxHashSet<LocalName>,
 }
 
+/// Names, hashed by their own hash.
+type NameSet<'a> = std::collections::HashSet<Cow<'a, Name>, BuildHasherDefault<PrehashedHasher>>;
+
 impl<'a> Present<'a> {
     fn of(doc: &'a Document) -> Present<'a> {
         let quirks = doc.is_quirks();
-        let key = |name: &'a str| match quirks && name.bytes().any(|b| b.is_ascii_uppercase()) {
+        let key = |name: &'a Name| match quirks && name.has_ascii_uppercase() {
             true => Cow::Owned(name.to_ascii_lowercase()),
             false => Cow::Borrowed(name),
         };
         let mut present = Present { quirks, ..Present::default() };
-        // Elements with the same `class` text share its list: each list is
-        // gathered once.
-        let mut lists: FxHashSet<*const [LocalName]> = FxHashSet::default();
         for i in 0..doc.len() {
             if let Some(e) = doc.element(crate::dom::NodeId::from_index(i)) {
-                if let Some(list) = &e.classes
-                    && lists.insert(Arc::as_ptr(list))
-                {
-                    present.classes.extend(list.iter().map(|c| key(c)));
-                }
-                present.ids.extend(e.id().map(key));
+                present.classes.extend(e.class_names().iter().map(key));
+                present.ids.extend(e.id_name().map(key));
                 let name = e.local_name();
                 if name.bytes().any(|b| b.is_ascii_uppercase()) {
                     present.tags.insert(LocalName::from(name.to_ascii_lowercase()));
@@ -242,12 +239,9 @@ impl<'a> Present<'a> {
         self.tags.contains(&LocalName::from(name.to_ascii_lowercase()))
     }
 
-    fn has(&self, set: &FxHashSet<Cow<'a, str>>, name: &str) -> bool {
-        if self.quirks && name.bytes().any(|b| b.is_ascii_uppercase()) {
-            set.contains(name.to_ascii_lowercase().as_str())
-        } else {
-            set.contains(name)
-        }
+    fn has(&self, set: &NameSet<'a>, name: &str) -> bool {
+        let name = Name::new(name);
+        if self.quirks && name.has_ascii_uppercase() { set.contains(&name.to_ascii_lowercase()) } else { set.contains(&name) }
     }
 }
 

@@ -211,7 +211,7 @@ pub fn challenge_marker(tag: &str, attr_name: &str, attr_value: &str) -> bool {
 /// each read searches the attribute list.
 pub fn challenge_element(e: &Element) -> bool {
     let tag = e.local_name().as_ref();
-    let marked = (!e.class_atoms().is_empty() && e.attr("class").is_some_and(|v| challenge_marker(tag, "class", v)))
+    let marked = (!e.class_names().is_empty() && e.attr("class").is_some_and(|v| challenge_marker(tag, "class", v)))
         || e.id().is_some_and(|v| challenge_marker(tag, "id", v))
         || (matches!(tag, "iframe" | "script") && e.attr("src").is_some_and(|v| challenge_marker(tag, "src", v)));
     marked && !e.attr("data-size").is_some_and(|v| v.trim().eq_ignore_ascii_case("invisible"))
