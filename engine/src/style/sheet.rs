@@ -549,7 +549,10 @@ enum AtPrelude {
     Import(Import),
     /// `@container`: the name asked for, the condition as written.
     Container(Option<Box<str>>, Box<str>),
-    /// Anything else: skipped.
+    /// A malformed `@layer` or `@import` prelude: a block after it is a
+    /// rule that could not be read.
+    Invalid,
+    /// Anything else (`@font-face`, `@keyframes`, …): skipped.
     Skip,
 }
 
@@ -560,9 +563,9 @@ fn at_prelude(name: &str, input: &mut Parser<'_>, env: &MediaEnv) -> AtPrelude {
         AtPrelude::Conditional(supports(input))
     } else if name.eq_ignore_ascii_case("layer") {
         // A malformed name makes the whole rule invalid.
-        layer_names(input).map_or(AtPrelude::Skip, AtPrelude::Layer)
+        layer_names(input).map_or(AtPrelude::Invalid, AtPrelude::Layer)
     } else if name.eq_ignore_ascii_case("import") {
-        import_prelude(input, env).map_or(AtPrelude::Skip, AtPrelude::Import)
+        import_prelude(input, env).map_or(AtPrelude::Invalid, AtPrelude::Import)
     } else if name.eq_ignore_ascii_case("container") {
         let name = input
             .try_parse(|i| {
@@ -698,7 +701,15 @@ impl<'i> AtRuleParser<'i> for RuleParser<'_, '_> {
                 let container = Arc::new(ContainerRule { name, query, outer: self.container.clone() });
                 self.block(input, self.layer, Some(container));
             }
-            AtPrelude::Conditional(false) | AtPrelude::Import(_) | AtPrelude::Skip => self.rules_seen = true,
+            // Valid rules that do not apply, or that whittle does not
+            // read: passed over (left unread, `cssparser` would count them
+            // with the rules that could not be read).
+            AtPrelude::Conditional(false) | AtPrelude::Skip => {
+                self.rules_seen = true;
+                while input.next().is_ok() {}
+            }
+            // An `@import` with a block, or a malformed one: counted.
+            AtPrelude::Import(_) | AtPrelude::Invalid => self.rules_seen = true,
         }
         Ok(())
     }
@@ -980,6 +991,19 @@ mod tests {
         );
         let names: Vec<_> = got.iter().map(|(s, _)| s.as_str()).collect();
         assert_eq!(names, [".b", ".c", ".d", ".e"]);
+    }
+
+    #[test]
+    fn rules_that_do_not_apply_are_not_counted_as_unreadable() {
+        // Conditions that do not hold and at-rules whittle does not read
+        // are valid CSS; a malformed selector and a malformed layer name
+        // are not.
+        let sheet = parse_sheet(
+            "@media print { .a { display: none } } @font-face { font-family: x } @keyframes k { to { top: 0 } }
+             @supports (display: nope) { p { display: none } } .b:: { display: none } @layer a..b { .c { display: none } }",
+            &ENV,
+        );
+        assert_eq!((sheet.rules.len(), sheet.invalid_rules), (0, 2));
     }
 
     #[test]
